@@ -1,0 +1,442 @@
+"""Benchmark pytest-agenttraj's trajectory matcher against openevals, in the same run.
+
+What it measures (median wall time per evaluator call, ``time.perf_counter``):
+
+1. a small trajectory (6 messages, 2 tool calls) in all four trajectory match modes;
+2. 1,000 tool calls over 6 tool names, each trajectory match mode;
+3. 1,000 tool calls that all use the same tool name, output permuted (openevals' greedy
+   pairing is quadratic here);
+4. subset/superset argument matching and a callable override at 1,000 calls;
+5. scaling of our matcher from 125 to 4,000 calls (fitted exponent b of time ~ a*n^b);
+6. import cost of ``import pytest_agenttraj`` vs ``import openevals`` in fresh processes,
+   and whether importing our package pulls in ``langchain_core`` / ``langsmith``.
+
+Both implementations are called through the same public API
+(``create_trajectory_match_evaluator(...)(outputs=..., reference_outputs=...)``) on the same
+generated inputs (see ``_trajectories.py``), timed interleaved, and each row prints the
+ratio of medians (openevals / ours) beside its target with PASS/MISS. Before timing a case
+both scores are compared; a disagreement is printed as a warning row. It is a report: the
+exit status is 0 whatever the numbers are.
+
+Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_matching.py``.
+Set ``AGENTTRAJ_BENCH_SELFTEST=1`` to benchmark openevals against itself (ratios ~ 1),
+which checks the script end to end without our package.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from _trajectories import SINGLE_TOOL, TrajectoryPair, make_pair, with_extra_key
+
+Evaluator = Callable[..., dict[str, Any]]
+EvaluatorFactory = Callable[..., Evaluator]
+
+SELFTEST_ENV = "AGENTTRAJ_BENCH_SELFTEST"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+MODES: tuple[str, ...] = ("strict", "unordered", "subset", "superset")
+SCALING_SIZES: tuple[int, ...] = (125, 250, 500, 1000, 2000, 4000)
+OPENEVALS_SCALING_CAP = 2000
+MIN_BLOCK_SECONDS = 0.05  # each timed block loops the call until it lasts at least this
+SLOW_CALL_SECONDS = 0.2  # calls slower than this get fewer repeats
+IMPORT_RUNS = 5
+FORBIDDEN_MODULES: tuple[str, ...] = ("langchain_core", "langsmith")
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True)
+class Subject:
+    """The implementation under test: its evaluator factory and importable module name."""
+
+    label: str
+    factory: EvaluatorFactory
+    module: str
+    version: str
+
+
+def load_subjects() -> tuple[Subject, Subject]:
+    """Return (openevals, ours); in self-test mode "ours" is openevals again."""
+    from openevals.trajectory.match import create_trajectory_match_evaluator as oe_create
+
+    reference = Subject("openevals", oe_create, "openevals", metadata.version("openevals"))
+    if os.environ.get(SELFTEST_ENV) == "1":
+        return reference, Subject("openevals(self)", oe_create, "openevals", reference.version)
+    try:
+        ours_module = importlib.import_module("pytest_agenttraj")
+        factory = ours_module.create_trajectory_match_evaluator
+    except (ImportError, AttributeError) as exc:
+        sys.exit(
+            f"cannot import create_trajectory_match_evaluator from pytest_agenttraj ({exc});\n"
+            f"set {SELFTEST_ENV}=1 to benchmark openevals against itself instead."
+        )
+    version = str(getattr(ours_module, "__version__", "?"))
+    return reference, Subject("pytest-agenttraj", factory, "pytest_agenttraj", version)
+
+
+def header_line(reference: Subject, ours: Subject) -> str:
+    try:
+        lc_version = metadata.version("langchain-core")
+    except metadata.PackageNotFoundError:
+        lc_version = "absent"
+    mode = " [SELFTEST: openevals vs itself]" if ours.factory is reference.factory else ""
+    return (
+        f"Python {platform.python_version()} | {platform.platform()} | "
+        f"{os.cpu_count()} CPUs | {ours.label} {ours.version}, openevals {reference.version}, "
+        f"langchain-core {lc_version}{mode}"
+    )
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def _time_block(fn: Callable[[], object], loops: int) -> float:
+    start = perf_counter()
+    for _ in range(loops):
+        fn()
+    return perf_counter() - start
+
+
+def _calibrate(fn: Callable[[], object]) -> tuple[int, float]:
+    """Return (loops, seconds per call) so that one block lasts >= MIN_BLOCK_SECONDS."""
+    loops = 1
+    while True:
+        elapsed = _time_block(fn, loops)
+        if elapsed >= MIN_BLOCK_SECONDS or loops >= 1_000_000:
+            return loops, elapsed / loops
+        loops *= 2 if elapsed > MIN_BLOCK_SECONDS / 4 else 8
+
+
+def _repeats_for(seconds_per_call: float) -> int:
+    return 3 if seconds_per_call >= SLOW_CALL_SECONDS else 7
+
+
+def time_pair(
+    fn_a: Callable[[], object], fn_b: Callable[[], object] | None
+) -> tuple[float, float | None]:
+    """Median seconds per call of ``fn_a`` and ``fn_b``, with their repeats interleaved."""
+    gc.collect()
+    loops_a, per_call_a = _calibrate(fn_a)
+    calibration_b = _calibrate(fn_b) if fn_b is not None else (0, 0.0)
+    repeats = _repeats_for(max(per_call_a, calibration_b[1]))
+    samples_a: list[float] = []
+    samples_b: list[float] = []
+    for _ in range(repeats):
+        samples_a.append(_time_block(fn_a, loops_a) / loops_a)
+        if fn_b is not None:
+            samples_b.append(_time_block(fn_b, calibration_b[0]) / calibration_b[0])
+    median_b = statistics.median(samples_b) if samples_b else None
+    return statistics.median(samples_a), median_b
+
+
+def fit_exponent(sizes: Sequence[int], seconds: Sequence[float]) -> float:
+    """Least-squares slope of log(time) against log(n)."""
+    fit = statistics.linear_regression([math.log(n) for n in sizes], [math.log(t) for t in seconds])
+    return fit.slope
+
+
+# --------------------------------------------------------------------------- report
+
+
+def fmt_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+@dataclass
+class Report:
+    """Prints the table rows and remembers misses and warnings for the summary."""
+
+    misses: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    COLUMNS = "{:<44} {:>6} {:>11} {:>11} {:>9} {:>8} {:>7}"
+
+    def section(self, title: str) -> None:
+        print(f"\n== {title}")
+        print(
+            self.COLUMNS.format("case", "calls", "openevals", "ours", "ratio", "target", "status")
+        )
+
+    def check(self, name: str, value: float, op: str, target: float) -> str:
+        ok = value >= target if op == ">=" else value <= target
+        if not ok:
+            self.misses.append(f"{name}: {value:.3g} (target {op} {target:g})")
+        return "PASS" if ok else "MISS"
+
+    def timing_row(
+        self, name: str, n_calls: int, oe_s: float, ours_s: float, target: float | None
+    ) -> float:
+        ratio = oe_s / ours_s
+        status = self.check(name, ratio, ">=", target) if target is not None else ""
+        target_text = f">={target:g}x" if target is not None else ""
+        print(
+            self.COLUMNS.format(
+                name,
+                n_calls,
+                fmt_seconds(oe_s),
+                fmt_seconds(ours_s),
+                f"{ratio:.1f}x",
+                target_text,
+                status,
+            )
+        )
+        return ratio
+
+    def warning_row(self, text: str) -> None:
+        self.warnings.append(text)
+        print(f"  !! WARNING: {text}")
+
+    def note_row(self, text: str) -> None:
+        print(f"  note: {text}")
+
+    def summary(self) -> None:
+        print("\n== summary")
+        if not self.misses and not self.warnings:
+            print("all targets met, no score disagreements")
+        for miss in self.misses:
+            print(f"MISS {miss}")
+        for warning in self.warnings:
+            print(f"WARN {warning}")
+
+
+# --------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True)
+class Config:
+    """One evaluator configuration (keyword arguments of the factory)."""
+
+    mode: str
+    args_mode: str = "exact"
+    overrides: dict[str, Any] | None = None
+
+    @property
+    def exact_args(self) -> bool:
+        return self.args_mode == "exact" and not self.overrides
+
+    def build(self, factory: EvaluatorFactory) -> Evaluator:
+        kwargs: dict[str, Any] = {
+            "trajectory_match_mode": self.mode,
+            "tool_args_match_mode": self.args_mode,
+        }
+        if self.overrides is not None:
+            kwargs["tool_args_match_overrides"] = self.overrides
+        return factory(**kwargs)
+
+
+def _caller(evaluator: Evaluator, pair: TrajectoryPair) -> Callable[[], dict[str, Any]]:
+    outputs, reference = pair.outputs, pair.reference
+    return lambda: evaluator(outputs=outputs, reference_outputs=reference)
+
+
+def check_scores(
+    report: Report, name: str, config: Config, oe_score: object, ours_score: object
+) -> None:
+    """Warn when the two scores differ, unless ours is a legitimately better match."""
+    if oe_score is not True and ours_score is not True:
+        report.warning_row(f"{name}: neither implementation matched (generator bug?)")
+    elif oe_score == ours_score:
+        return
+    elif ours_score is True and not config.exact_args:
+        report.note_row(
+            f"{name}: ours True, openevals False (greedy pairing miss; allowed for non-exact args)"
+        )
+    else:
+        report.warning_row(f"{name}: scores differ: openevals={oe_score!r}, ours={ours_score!r}")
+
+
+def compare_case(
+    report: Report,
+    reference: Subject,
+    ours: Subject,
+    name: str,
+    config: Config,
+    pair: TrajectoryPair,
+    target: float | None,
+) -> tuple[float, float]:
+    """Check scores, time both implementations, print the row; return (openevals, ours) s."""
+    oe_call = _caller(config.build(reference.factory), pair)
+    ours_call = _caller(config.build(ours.factory), pair)
+    check_scores(report, name, config, oe_call()["score"], ours_call()["score"])
+    oe_s, ours_s = time_pair(oe_call, ours_call)
+    assert ours_s is not None
+    report.timing_row(name, pair.n_calls, oe_s, ours_s, target)
+    return oe_s, ours_s
+
+
+def case_small(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section("1. small trajectory (6 messages), per evaluator call, exact args")
+    for mode in MODES:
+        pair = make_pair(2, seed=101, max_parallel=1, permute=mode != "strict")
+        name = f"small {mode}" + ("" if mode == "strict" else " (permuted)")
+        compare_case(report, reference, ours, name, Config(mode), pair, target=10)
+
+
+def case_many_tools(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section("2. 1,000 tool calls over 6 tool names, exact args")
+    for mode in MODES:
+        pair = make_pair(1000, seed=202, permute=mode != "strict")
+        name = f"6 tools {mode}" + ("" if mode == "strict" else " (permuted)")
+        compare_case(report, reference, ours, name, Config(mode), pair, target=30)
+
+
+def case_single_tool(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section("3. 1,000 calls of ONE tool name, permuted, exact args")
+    pair = make_pair(1000, seed=303, tool_names=[SINGLE_TOOL], permute=True)
+    for mode in MODES[1:]:
+        compare_case(report, reference, ours, f"one tool {mode}", Config(mode), pair, target=30)
+
+
+def case_args_modes(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section("4. 1,000 calls of one tool, permuted, unordered, non-exact args")
+    superset_pair = make_pair(
+        1000, seed=404, tool_names=[SINGLE_TOOL], permute=True, output_args=with_extra_key
+    )
+    subset_pair = make_pair(
+        1000, seed=404, tool_names=[SINGLE_TOOL], permute=True, reference_args=with_extra_key
+    )
+    plain_pair = make_pair(1000, seed=404, tool_names=[SINGLE_TOOL], permute=True)
+    cases: list[tuple[str, Config, TrajectoryPair]] = [
+        ("args=subset (ref has extra key)", Config("unordered", "subset"), subset_pair),
+        ("args=superset (output has extra key)", Config("unordered", "superset"), superset_pair),
+        (
+            "override=callable (o == r)",
+            Config("unordered", overrides={SINGLE_TOOL: lambda o, r: o == r}),
+            plain_pair,
+        ),
+    ]
+    for name, config, pair in cases:
+        compare_case(report, reference, ours, name, config, pair, target=3)
+
+
+def case_scaling(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section(
+        "5. scaling: one tool, permuted, unordered "
+        f"(openevals measured up to n={OPENEVALS_SCALING_CAP})"
+    )
+    for args_mode in ("exact", "ignore"):
+        config = Config("unordered", args_mode)
+        ours_eval, oe_eval = config.build(ours.factory), config.build(reference.factory)
+        ours_series: list[float] = []
+        oe_series: list[float] = []
+        for n in SCALING_SIZES:
+            pair = make_pair(n, seed=500 + n, tool_names=[SINGLE_TOOL], permute=True)
+            name = f"scaling args={args_mode}"
+            ours_call = _caller(ours_eval, pair)
+            oe_call = _caller(oe_eval, pair) if n <= OPENEVALS_SCALING_CAP else None
+            oe_score = oe_call()["score"] if oe_call is not None else True
+            check_scores(report, f"{name} n={n}", config, oe_score, ours_call()["score"])
+            ours_s, oe_s = time_pair(ours_call, oe_call)
+            ours_series.append(ours_s)
+            if oe_s is None:
+                print(report.COLUMNS.format(name, n, "-", fmt_seconds(ours_s), "-", "", ""))
+            else:
+                oe_series.append(oe_s)
+                report.timing_row(name, n, oe_s, ours_s, target=None)
+        _exponent_rows(report, args_mode, ours_series, oe_series)
+
+
+def _exponent_rows(
+    report: Report, args_mode: str, ours_series: list[float], oe_series: list[float]
+) -> None:
+    ours_b = fit_exponent(SCALING_SIZES, ours_series)
+    oe_b = fit_exponent(SCALING_SIZES[: len(oe_series)], oe_series)
+    name = f"exponent b, args={args_mode}"
+    status = report.check(f"{name} (ours)", ours_b, "<=", 1.1)
+    print(report.COLUMNS.format(name, "", f"{oe_b:.2f}", f"{ours_b:.2f}", "", "<=1.1", status))
+
+
+def _wall_time(code: str) -> float:
+    start = perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)
+    return perf_counter() - start
+
+
+def _median_import_cost(codes: Sequence[str]) -> list[float]:
+    """Median wall time of each snippet in a fresh interpreter (interleaved runs)."""
+    for code in codes:  # warm the file-system cache
+        _wall_time(code)
+    samples: list[list[float]] = [[] for _ in codes]
+    for _ in range(IMPORT_RUNS):
+        for i, code in enumerate(codes):
+            samples[i].append(_wall_time(code))
+    return [statistics.median(s) for s in samples]
+
+
+def _loaded_modules(module: str, candidates: Sequence[str]) -> list[str]:
+    code = (
+        f"import sys, json, {module}; "
+        f"print(json.dumps([m for m in {list(candidates)!r} if m in sys.modules]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=REPO_ROOT, capture_output=True, text=True
+    )
+    loaded: list[str] = json.loads(result.stdout)
+    return loaded
+
+
+def case_import(report: Report, reference: Subject, ours: Subject) -> None:
+    print(f"\n== 6. import cost (fresh interpreter, median of {IMPORT_RUNS}, minus `pass`)")
+    baseline, oe_total, ours_total = _median_import_cost(
+        ["pass", f"import {reference.module}", f"import {ours.module}"]
+    )
+    oe_s, ours_s = oe_total - baseline, ours_total - baseline
+    print(f"interpreter start-up (`python -c pass`): {fmt_seconds(baseline)}")
+    print(
+        f"import {reference.module}: {fmt_seconds(oe_s)}   import {ours.module}: "
+        f"{fmt_seconds(ours_s)}   ratio: {oe_s / max(ours_s, 1e-6):.1f}x"
+    )
+    loaded = _loaded_modules(ours.module, FORBIDDEN_MODULES)
+    ok = not loaded
+    if not ok:
+        report.misses.append(f"import {ours.module} loads {', '.join(loaded)}")
+    listing = ", ".join(loaded) if loaded else "none"
+    print(
+        f"after `import {ours.module}`, heavy modules in sys.modules "
+        f"({', '.join(FORBIDDEN_MODULES)}): {listing}   target: none   "
+        f"{'PASS' if ok else 'MISS'}"
+    )
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> int:
+    reference, ours = load_subjects()
+    print(header_line(reference, ours))
+    print("times are medians per evaluator call; ratio = openevals / ours")
+    report = Report()
+    start = perf_counter()
+    case_small(report, reference, ours)
+    case_many_tools(report, reference, ours)
+    case_single_tool(report, reference, ours)
+    case_args_modes(report, reference, ours)
+    case_scaling(report, reference, ours)
+    case_import(report, reference, ours)
+    report.summary()
+    print(f"(benchmark took {perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""pytest-agenttraj: test AI-agent trajectories like ordinary code.
+
+The public API is openevals-compatible (switch by changing an import) and light to import: it
+never loads langchain-core or langsmith.
+"""
+
+from ._version import __version__
+from .assertion import TrajectoryMismatch, assert_trajectory
+from .config import ToolArgsMatchMode, ToolArgsMatchOverrides, TrajectoryMatchMode
+from .errors import AgentTrajError, TrajectoryFormatError
+from .evaluators import (
+    EvaluatorResult,
+    create_async_trajectory_match_evaluator,
+    create_trajectory_match_evaluator,
+    exact_match,
+    exact_match_async,
+)
+from .graph import graph_trajectory_strict_match, graph_trajectory_strict_match_async
+from .matching import MatchReport, match_trajectories
+from .model import GraphTrajectory, Message, ToolCall, Trajectory
+from .normalize import to_trajectory
+
+__all__ = [
+    "AgentTrajError",
+    "EvaluatorResult",
+    "GraphTrajectory",
+    "MatchReport",
+    "Message",
+    "ToolArgsMatchMode",
+    "ToolArgsMatchOverrides",
+    "ToolCall",
+    "Trajectory",
+    "TrajectoryFormatError",
+    "TrajectoryMatchMode",
+    "TrajectoryMismatch",
+    "__version__",
+    "assert_trajectory",
+    "create_async_trajectory_match_evaluator",
+    "create_trajectory_match_evaluator",
+    "exact_match",
+    "exact_match_async",
+    "graph_trajectory_strict_match",
+    "graph_trajectory_strict_match_async",
+    "match_trajectories",
+    "to_trajectory",
+]

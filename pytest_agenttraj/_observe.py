@@ -1,0 +1,70 @@
+"""Who is told about evaluations, and which defaults apply: the seam between the library and pytest.
+
+The library never imports pytest. The plugin instead enters ``test_scope`` around each test, giving
+a callback and the test's match settings; evaluators and ``assert_trajectory`` report to whatever
+scope is current (a context variable, so async tests and tasks they spawn see it too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .matching import MatchReport
+
+__all__ = ["Evaluation", "TestScope", "current_scope", "notify", "test_scope"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation as it happened: its result dict, the match report behind it (if any), the
+    inputs it compared and how long it took."""
+
+    result: Mapping[str, Any]
+    report: MatchReport | None
+    outputs: Any
+    reference_outputs: Any
+    inputs: Any = None
+    duration_s: float = 0.0
+    origin: str = "evaluator"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TestScope:
+    """The current test's defaults (mode, tool_args, overrides) and where evaluations go."""
+
+    on_evaluation: Callable[[Evaluation], None]
+    mode: str = "strict"
+    tool_args: str = "exact"
+    overrides: Mapping[str, Any] | None = None
+    verbose: int = 0
+
+
+_SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
+
+
+def current_scope() -> TestScope | None:
+    """The scope of the running test, or ``None`` outside pytest."""
+    return _SCOPE.get()
+
+
+@contextmanager
+def test_scope(scope: TestScope) -> Iterator[TestScope]:
+    """Make ``scope`` current for the duration of the block."""
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def notify(evaluation: Evaluation) -> None:
+    """Tell the current scope, if any, about an evaluation."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        scope.on_evaluation(evaluation)

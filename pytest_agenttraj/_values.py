@@ -1,0 +1,145 @@
+"""Tool-call argument values compared as JSON values, and the differences between two arg dicts.
+
+``canonical`` maps any value to a hashable form in which two values are equal exactly when they
+are equal as JSON values: ``1 == 1.0`` but ``True != 1``, tuples are lists, NaN equals NaN. Values
+JSON cannot encode (datetime, set, Decimal, bytes, arbitrary objects) get a stable form too, so
+they compare correctly and never crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args", "json_equal"]
+
+
+class _Missing:
+    """Marks a value that is absent (a key not present), distinct from ``None``."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+_NAN = ("nan",)
+
+
+def canonical(value: Any) -> Hashable:
+    """A hashable stand-in for ``value`` under JSON equality (see the module docstring)."""
+    kind = type(value)
+    if kind is str or value is None:
+        return value  # type: ignore[no-any-return]
+    if kind is bool:
+        return ("b", value)
+    if kind is int:
+        return value  # type: ignore[no-any-return]
+    if kind is float:
+        return _NAN if value != value else value
+    if isinstance(value, Mapping):
+        return ("d", tuple(sorted((str(k), canonical(v)) for k, v in value.items())))
+    if isinstance(value, list | tuple):
+        return ("l", tuple(canonical(v) for v in value))
+    return _canonical_other(value)
+
+
+def _canonical_other(value: Any) -> Hashable:
+    if isinstance(value, bool):
+        return ("b", bool(value))
+    if isinstance(value, int | float):
+        number = float(value) if isinstance(value, float) else int(value)
+        return _NAN if number != number else number
+    if isinstance(value, Decimal):
+        return _NAN if value.is_nan() else value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, set | frozenset):
+        return ("s", frozenset(canonical(v) for v in value))
+    if isinstance(value, bytes | bytearray):
+        return ("y", bytes(value))
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return ("m", type(value).__qualname__, canonical(dump()))
+        except Exception:  # a model that cannot dump itself compares by its repr below
+            pass
+    try:
+        hash(value)
+    except TypeError:
+        return ("r", type(value).__qualname__, repr(value))
+    return ("o", value)
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Whether two values are equal as JSON values."""
+    return canonical(left) == canonical(right)
+
+
+@dataclass(frozen=True, slots=True)
+class ArgDiff:
+    """One difference between an output call's args and the reference's, at a dotted key path.
+
+    ``expected`` is the reference's value and ``actual`` the output's; either is ``MISSING``
+    when the key is absent on that side.
+    """
+
+    path: str
+    kind: Literal["missing", "unexpected", "changed"]
+    expected: Any = MISSING
+    actual: Any = MISSING
+
+
+def diff_args(
+    actual: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    *,
+    missing: bool = True,
+    unexpected: bool = True,
+    prefix: str = "",
+) -> list[ArgDiff]:
+    """Every difference between two arg dicts, nested dicts reported by dotted path.
+
+    ``missing=False`` ignores keys only the reference has (the output may leave them out: subset
+    args); ``unexpected=False`` ignores keys only the output has (superset args).
+    """
+    diffs: list[ArgDiff] = []
+    for key, exp in expected.items():
+        path = f"{prefix}{key}"
+        if key not in actual:
+            if missing:
+                diffs.append(ArgDiff(path, "missing", expected=exp))
+            continue
+        act = actual[key]
+        if isinstance(exp, Mapping) and isinstance(act, Mapping):
+            # Below the top level values compare whole, so every difference counts.
+            diffs.extend(diff_args(act, exp, prefix=f"{path}."))
+        elif canonical(act) != canonical(exp):
+            diffs.append(ArgDiff(path, "changed", expected=exp, actual=act))
+    if unexpected:
+        for key, act in actual.items():
+            if key not in expected:
+                diffs.append(ArgDiff(f"{prefix}{key}", "unexpected", actual=act))
+    return diffs
+
+
+def lookup_path(args: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path inside nested dicts, or ``MISSING``."""
+    current: Any = args
+    for part in path.split("."):
+        if not isinstance(current, Mapping) or part not in current:
+            return MISSING
+        current = current[part]
+    return current

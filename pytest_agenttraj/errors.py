@@ -1,0 +1,47 @@
+"""The package's exceptions: one base class, and specific subclasses that say how to fix things."""
+
+from __future__ import annotations
+
+__all__ = ["AgentTrajError", "TrajectoryFormatError"]
+
+
+class AgentTrajError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class TrajectoryFormatError(AgentTrajError, ValueError):
+    """Input that is not a trajectory, with where it went wrong.
+
+    ``index`` is the position of the offending message in the input (``None`` when the problem is
+    the container itself), ``field`` the key that is missing or malformed, ``side`` which argument
+    it came from (``"outputs"`` or ``"reference_outputs"``) when known.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        index: int | None = None,
+        field: str | None = None,
+        side: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.index = index
+        self.field = field
+        self.side = side
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        where = []
+        if self.side:
+            where.append(self.side)
+        if self.index is not None:
+            where.append(f"message {self.index}")
+        if self.field:
+            where.append(f"field {self.field!r}")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.problem}" if prefix else self.problem
+
+    def with_side(self, side: str) -> TrajectoryFormatError:
+        """The same error, saying which evaluator argument it came from."""
+        return TrajectoryFormatError(self.problem, index=self.index, field=self.field, side=side)

@@ -1,0 +1,212 @@
+"""openevals-compatible evaluator factories and result dicts, over the one synchronous core.
+
+Switching from openevals is a change of import: same factory names, keyword arguments, result keys
+(``trajectory_<mode>_match``) and result shape. Unlike openevals every mode and override is
+validated when the evaluator is built, and a mismatch comes with a ``comment`` saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+from ._observe import Evaluation, notify
+from ._values import canonical
+from .config import (
+    MatchConfig,
+    ToolArgsMatchMode,
+    ToolArgsMatchOverrides,
+    TrajectoryMatchMode,
+    make_config,
+)
+from .matching import MatchReport, match_trajectories
+from .normalize import to_trajectory
+
+__all__ = [
+    "AsyncTrajectoryMatchEvaluator",
+    "EvaluatorResult",
+    "TrajectoryMatchEvaluator",
+    "create_async_trajectory_match_evaluator",
+    "create_trajectory_match_evaluator",
+    "evaluate_trajectory",
+    "exact_match",
+    "exact_match_async",
+]
+
+
+class _OptionalResultKeys(TypedDict, total=False):
+    source_run_id: str | None
+
+
+class EvaluatorResult(_OptionalResultKeys):
+    """What every evaluator returns, as in openevals."""
+
+    key: str
+    score: bool | float
+    comment: str | None
+    metadata: dict[str, Any] | None
+
+
+def evaluate_trajectory(
+    outputs: Any, reference_outputs: Any, config: MatchConfig
+) -> tuple[EvaluatorResult, MatchReport]:
+    """Normalise both sides, match them, and build the result dict (no reporting)."""
+    report = match_trajectories(
+        to_trajectory(outputs, side="outputs"),
+        to_trajectory(reference_outputs, side="reference_outputs"),
+        config,
+    )
+    result: EvaluatorResult = {
+        "key": config.key,
+        "score": report.matched,
+        "comment": report.comment(),
+        "metadata": None,
+    }
+    return result, report
+
+
+class TrajectoryMatchEvaluator:
+    """A configured trajectory evaluator: call it with ``outputs`` and ``reference_outputs``."""
+
+    def __init__(self, config: MatchConfig, *, origin: str = "evaluator") -> None:
+        self.config = config
+        self._origin = origin
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(trajectory_match_mode={self.config.mode!r}, "
+            f"tool_args_match_mode={self.config.tool_args!r})"
+        )
+
+    def _evaluate(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+        started = time.perf_counter()
+        result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
+        notify(
+            Evaluation(
+                result=result,
+                report=report,
+                outputs=outputs,
+                reference_outputs=reference_outputs,
+                inputs=inputs,
+                duration_s=time.perf_counter() - started,
+                origin=self._origin,
+            )
+        )
+        return result
+
+    def __call__(
+        self,
+        *,
+        outputs: Any,
+        reference_outputs: Any,
+        inputs: Any = None,
+        **kwargs: Any,  # accepted and ignored, as openevals does, so call sites stay compatible
+    ) -> EvaluatorResult:
+        return self._evaluate(outputs, reference_outputs, inputs)
+
+
+class AsyncTrajectoryMatchEvaluator(TrajectoryMatchEvaluator):
+    """The same evaluator, awaitable; matching does no I/O, so it runs the same core."""
+
+    async def __call__(  # type: ignore[override]
+        self,
+        *,
+        outputs: Any,
+        reference_outputs: Any,
+        inputs: Any = None,
+        **kwargs: Any,
+    ) -> EvaluatorResult:
+        return self._evaluate(outputs, reference_outputs, inputs)
+
+
+def create_trajectory_match_evaluator(
+    *,
+    trajectory_match_mode: TrajectoryMatchMode = "strict",
+    tool_args_match_mode: ToolArgsMatchMode = "exact",
+    tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
+) -> TrajectoryMatchEvaluator:
+    """An evaluator comparing an agent's trajectory with a reference trajectory.
+
+    Modes: ``strict`` (same messages in order), ``unordered`` (same tool calls in any order),
+    ``subset`` (no call beyond the reference's), ``superset`` (at least the reference's calls).
+    ``tool_args_match_mode`` and per-tool ``tool_args_match_overrides`` (a mode, a list of keys
+    with dotted paths, or a callable ``(output_args, reference_args) -> bool``) say how arguments
+    compare. Every value is checked now: an unknown one raises ``ValueError``.
+
+    Example::
+
+        evaluator = create_trajectory_match_evaluator(trajectory_match_mode="superset")
+        result = evaluator(outputs=result["messages"], reference_outputs=reference)
+        assert result["score"], result["comment"]
+    """
+    config = make_config(trajectory_match_mode, tool_args_match_mode, tool_args_match_overrides)
+    return TrajectoryMatchEvaluator(config)
+
+
+def create_async_trajectory_match_evaluator(
+    *,
+    trajectory_match_mode: TrajectoryMatchMode = "strict",
+    tool_args_match_mode: ToolArgsMatchMode = "exact",
+    tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
+) -> AsyncTrajectoryMatchEvaluator:
+    """The async twin of ``create_trajectory_match_evaluator`` (same checks, same answers)."""
+    config = make_config(trajectory_match_mode, tool_args_match_mode, tool_args_match_overrides)
+    return AsyncTrajectoryMatchEvaluator(config)
+
+
+def _exact_score(outputs: Any, reference_outputs: Any) -> bool:
+    if outputs is None or reference_outputs is None:
+        raise ValueError("exact_match requires both outputs and reference_outputs")
+    try:
+        return json.dumps(outputs, sort_keys=True) == json.dumps(reference_outputs, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON-encodable: compare as JSON-like values instead
+        return canonical(outputs) == canonical(reference_outputs)
+
+
+def _exact_result(outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+    started = time.perf_counter()
+    score = _exact_score(outputs, reference_outputs)
+    result: EvaluatorResult = {
+        "key": "exact_match",
+        "score": score,
+        "comment": None if score else "outputs differ from reference_outputs",
+        "metadata": None,
+    }
+    notify(
+        Evaluation(
+            result=result,
+            report=None,
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            inputs=inputs,
+            duration_s=time.perf_counter() - started,
+            origin="exact_match",
+        )
+    )
+    return result
+
+
+def exact_match(
+    *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
+) -> EvaluatorResult:
+    """Whether outputs equal reference_outputs as JSON (key ``exact_match``)."""
+    return _exact_result(outputs, reference_outputs, inputs)
+
+
+async def exact_match_async(
+    *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
+) -> EvaluatorResult:
+    """The async twin of ``exact_match``."""
+    return _exact_result(outputs, reference_outputs, inputs)
+
+
+def result_passed(result: Mapping[str, Any]) -> bool:
+    """Whether a result counts as passing: a true bool score, or a numeric score of 1."""
+    score = result.get("score")
+    if isinstance(score, bool):
+        return score
+    if isinstance(score, int | float):
+        return bool(score >= 1)
+    return False

@@ -1,0 +1,115 @@
+"""Graph (LangGraph) trajectories: which nodes ran, per invocation, compared strictly.
+
+A step entry may be a list of node names that ran in one superstep; their order is then ignored,
+since LangGraph gives no order inside a superstep. Flat lists of names compare exactly as before.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._observe import Evaluation, notify
+from .evaluators import EvaluatorResult
+
+__all__ = [
+    "graph_steps_match",
+    "graph_trajectory_strict_match",
+    "graph_trajectory_strict_match_async",
+]
+
+_KEY = "graph_trajectory_strict_match"
+
+
+def _steps(value: Any, side: str) -> list[Any]:
+    if not isinstance(value, Mapping) or "steps" not in value:
+        raise ValueError(f"{side} must be a GraphTrajectory dict with 'steps', got {value!r:.80}")
+    steps = value["steps"]
+    if not isinstance(steps, list):
+        raise ValueError(f"{side}['steps'] must be a list of node-name lists")
+    return steps
+
+
+def _flatten(entries: Sequence[Any]) -> list[Any]:
+    flat: list[Any] = []
+    for entry in entries:
+        if isinstance(entry, list | tuple):
+            flat.extend(entry)
+        else:
+            flat.append(entry)
+    return flat
+
+
+def _invocation_matches(output: Sequence[Any], reference: Sequence[Any]) -> str | None:
+    """``None`` if one invocation's nodes match, else what differs."""
+    ran = _flatten(output)
+    at = 0
+    for entry in reference:
+        if isinstance(entry, list | tuple):
+            group = ran[at : at + len(entry)]
+            if Counter(map(str, group)) != Counter(map(str, entry)):
+                return f"superstep {list(entry)} expected at node {at}, got {group}"
+            at += len(entry)
+        else:
+            if at >= len(ran) or ran[at] != entry:
+                got = ran[at] if at < len(ran) else "nothing"
+                return f"expected node {entry!r} at {at}, got {got!r}"
+            at += 1
+    if at != len(ran):
+        return f"unexpected nodes after the reference's last: {ran[at:]}"
+    return None
+
+
+def graph_steps_match(output_steps: list[Any], reference_steps: list[Any]) -> str | None:
+    """``None`` when the steps match, else a sentence naming the first difference."""
+    if len(output_steps) != len(reference_steps):
+        return f"expected {len(reference_steps)} invocations, got {len(output_steps)}"
+    for number, (out, ref) in enumerate(zip(output_steps, reference_steps, strict=True)):
+        if not isinstance(out, list | tuple) or not isinstance(ref, list | tuple):
+            return f"invocation {number}: steps must be lists of node names"
+        problem = _invocation_matches(out, ref)
+        if problem:
+            return f"invocation {number}: {problem}"
+    return None
+
+
+def _graph_result(outputs: Any, reference_outputs: Any) -> EvaluatorResult:
+    started = time.perf_counter()
+    if outputs is None or reference_outputs is None:
+        raise ValueError("graph_trajectory_strict_match requires outputs and reference_outputs")
+    problem = graph_steps_match(
+        _steps(outputs, "outputs"), _steps(reference_outputs, "reference_outputs")
+    )
+    result: EvaluatorResult = {
+        "key": _KEY,
+        "score": problem is None,
+        "comment": None if problem is None else f"Graph trajectory differs: {problem}.",
+        "metadata": None,
+    }
+    notify(
+        Evaluation(
+            result=result,
+            report=None,
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            duration_s=time.perf_counter() - started,
+            origin=_KEY,
+        )
+    )
+    return result
+
+
+def graph_trajectory_strict_match(
+    *, outputs: Any, reference_outputs: Any, **kwargs: Any
+) -> EvaluatorResult:
+    """Whether each invocation ran the reference's nodes in order (supersteps in any order)."""
+    return _graph_result(outputs, reference_outputs)
+
+
+async def graph_trajectory_strict_match_async(
+    *, outputs: Any, reference_outputs: Any, **kwargs: Any
+) -> EvaluatorResult:
+    """The async twin of ``graph_trajectory_strict_match``."""
+    return _graph_result(outputs, reference_outputs)

@@ -1,0 +1,494 @@
+"""Pure trajectory matching: decides whether an output trajectory matches a reference, and why not.
+
+Tool calls are paired one-to-one by maximum bipartite matching, so a match is found whenever one
+exists (first-fit pairing misses some when argument matching is not plain equality). Calls whose
+args rule is an equivalence (exact, ignore, key lists) are paired by hashing in linear time; the
+augmenting search runs only for what cheaper passes leave unpaired.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict, deque
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._assignment import complete_matching
+from ._values import MISSING, ArgDiff, canonical
+from .config import ArgsRule, MatchConfig
+from .model import Message, ToolCall, Trajectory
+
+__all__ = ["CallProblem", "CallRef", "MatchReport", "Problem", "match_trajectories"]
+
+ProblemKind = Literal[
+    "length",
+    "missing_message",
+    "extra_message",
+    "role",
+    "tool_calls_presence",
+    "args_mismatch",
+    "unexpected_call",
+    "missing_call",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CallRef:
+    """A tool call and where it stands: its message index and its index inside that message."""
+
+    message: int
+    position: int
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class CallProblem:
+    """A call left unpaired, with the closest candidate on the other side and what differs.
+
+    ``closest_paired`` says the candidate already pairs with another call (so it was not free).
+    """
+
+    side: Literal["output", "reference"]
+    call: CallRef
+    closest: CallRef | None
+    diffs: tuple[ArgDiff, ...]
+    rule: str
+    closest_paired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason the trajectories do not match, as a one-line text plus structured detail."""
+
+    kind: ProblemKind
+    text: str
+    output_index: int | None = None
+    reference_index: int | None = None
+    call: CallProblem | None = None
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """Everything a diff needs: the verdict, what paired, and each problem with its location.
+
+    ``alignment`` lists message rows (output index, reference index; ``None`` on the side that has
+    no message there) for a side-by-side view.
+    """
+
+    config: MatchConfig
+    output: Trajectory
+    reference: Trajectory
+    matched: bool
+    problems: tuple[Problem, ...] = ()
+    pairs: tuple[tuple[CallRef, CallRef], ...] = ()
+    alignment: tuple[tuple[int | None, int | None], ...] = field(default=())
+
+    @property
+    def mode(self) -> str:
+        return self.config.mode
+
+    @property
+    def tool_args(self) -> str:
+        return self.config.tool_args
+
+    @property
+    def key(self) -> str:
+        return self.config.key
+
+    def comment(self) -> str | None:
+        """One or two sentences on what did not match; ``None`` on a match."""
+        if self.matched:
+            return None
+        head = (
+            f"Trajectory does not match the reference "
+            f"({self.mode} mode, {self.tool_args} args): {self.problems[0].text}."
+        )
+        more = len(self.problems) - 1
+        if more > 0:
+            head += f" {more} more problem{'s' if more > 1 else ''} not shown."
+        return head
+
+
+def match_trajectories(
+    output: Trajectory, reference: Trajectory, config: MatchConfig
+) -> MatchReport:
+    """Compare two normalised trajectories under ``config``."""
+    if config.mode == "strict":
+        return _match_strict(output, reference, config)
+    return _match_calls(output, reference, config)
+
+
+# ---------------------------------------------------------------- strict
+
+
+def _signature(message: Message) -> tuple[str, tuple[str, ...]]:
+    return message.role, tuple(sorted(c.name for c in message.tool_calls))
+
+
+def _align(output: Trajectory, reference: Trajectory) -> list[tuple[int | None, int | None]]:
+    """Rows pairing messages: by position when the lengths agree, else by a sequence diff."""
+    if len(output) == len(reference):
+        return [(i, i) for i in range(len(output))]
+    matcher = difflib.SequenceMatcher(
+        None,
+        [_signature(m) for m in output],
+        [_signature(m) for m in reference],
+        autojunk=False,
+    )
+    rows: list[tuple[int | None, int | None]] = []
+    for tag, o1, o2, r1, r2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and o2 - o1 == r2 - r1):
+            rows.extend(zip(range(o1, o2), range(r1, r2), strict=True))
+            continue
+        common = min(o2 - o1, r2 - r1) if tag == "replace" else 0
+        rows.extend(zip(range(o1, o1 + common), range(r1, r1 + common), strict=True))
+        rows.extend((r, None) for r in range(o1 + common, o2))
+        rows.extend((None, r) for r in range(r1 + common, r2))
+    return rows
+
+
+def _names(calls: Sequence[ToolCall]) -> str:
+    return "[" + ", ".join(c.name for c in calls) + "]"
+
+
+def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
+    problems: list[Problem] = []
+    pairs: list[tuple[CallRef, CallRef]] = []
+    if len(output) != len(reference):
+        problems.append(Problem("length", f"expected {len(reference)} messages, got {len(output)}"))
+    alignment = _align(output, reference)
+    for o_index, r_index in alignment:
+        if o_index is None:
+            assert r_index is not None
+            ref = reference[r_index]
+            problems.append(
+                Problem(
+                    "missing_message",
+                    f"reference message {r_index} ({_describe_message(ref)}) is missing "
+                    "from the output",
+                    reference_index=r_index,
+                )
+            )
+            continue
+        if r_index is None:
+            out = output[o_index]
+            problems.append(
+                Problem(
+                    "extra_message",
+                    f"message {o_index} ({_describe_message(out)}) is not in the reference",
+                    output_index=o_index,
+                )
+            )
+            continue
+        out, ref = output[o_index], reference[r_index]
+        if out.role != ref.role:
+            problems.append(
+                Problem(
+                    "role",
+                    f"message {o_index}: expected role {ref.role!r}, got {out.role!r}",
+                    o_index,
+                    r_index,
+                )
+            )
+            continue
+        if bool(out.tool_calls) != bool(ref.tool_calls):
+            expected = _names(ref.tool_calls) if ref.tool_calls else "no tool calls"
+            got = _names(out.tool_calls) if out.tool_calls else "none"
+            problems.append(
+                Problem(
+                    "tool_calls_presence",
+                    f"message {o_index}: expected tool calls {expected}, got {got}"
+                    if ref.tool_calls
+                    else f"message {o_index}: expected {expected}, got tool calls {got}",
+                    o_index,
+                    r_index,
+                )
+            )
+            continue
+        if out.tool_calls:
+            out_refs = [CallRef(o_index, i, c) for i, c in enumerate(out.tool_calls)]
+            ref_refs = [CallRef(r_index, i, c) for i, c in enumerate(ref.tool_calls)]
+            paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
+            pairs.extend(paired)
+            problems.extend(_call_problems(paired, lone_out, lone_ref, True, True, config))
+    return MatchReport(
+        config,
+        output,
+        reference,
+        not problems,
+        tuple(problems),
+        tuple(pairs),
+        tuple(alignment),
+    )
+
+
+# ---------------------------------------------------------------- unordered / subset / superset
+
+
+def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
+    out_refs = [CallRef(m, p, c) for m, p, c in output.tool_calls()]
+    ref_refs = [CallRef(m, p, c) for m, p, c in reference.tool_calls()]
+    paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
+    mode = config.mode
+    report_out = mode in ("unordered", "subset")
+    report_ref = mode in ("unordered", "superset")
+    problems = _call_problems(paired, lone_out, lone_ref, report_out, report_ref, config)
+    rows = max(len(output), len(reference))
+    alignment = tuple(
+        (i if i < len(output) else None, i if i < len(reference) else None) for i in range(rows)
+    )
+    return MatchReport(
+        config, output, reference, not problems, tuple(problems), tuple(paired), alignment
+    )
+
+
+# ---------------------------------------------------------------- pairing
+
+
+def _pair_calls(
+    outputs: list[CallRef], references: list[CallRef], config: MatchConfig
+) -> tuple[list[tuple[CallRef, CallRef]], list[CallRef], list[CallRef]]:
+    """A maximum one-to-one pairing of calls with equal names whose args match under the rules.
+
+    Returns the pairs (in output order) and the unpaired calls of each side.
+    """
+    by_name_out: dict[str, list[int]] = defaultdict(list)
+    by_name_ref: dict[str, list[int]] = defaultdict(list)
+    for i, ref in enumerate(outputs):
+        by_name_out[ref.call.name].append(i)
+    for j, ref in enumerate(references):
+        by_name_ref[ref.call.name].append(j)
+    partner = [-1] * len(outputs)
+    for name, out_ids in by_name_out.items():
+        ref_ids = by_name_ref.get(name)
+        if not ref_ids:
+            continue
+        rule = config.rule_for(name)
+        out_args = [outputs[i].call.args for i in out_ids]
+        ref_args = [references[j].call.args for j in ref_ids]
+        local = _pair_group(out_args, ref_args, rule)
+        for a, b in enumerate(local):
+            if b != -1:
+                partner[out_ids[a]] = ref_ids[b]
+    paired = [(outputs[i], references[j]) for i, j in enumerate(partner) if j != -1]
+    taken = {j for j in partner if j != -1}
+    lone_out = [outputs[i] for i, j in enumerate(partner) if j == -1]
+    lone_ref = [r for j, r in enumerate(references) if j not in taken]
+    return paired, lone_out, lone_ref
+
+
+def _pair_group(
+    out_args: list[Mapping[str, Any]], ref_args: list[Mapping[str, Any]], rule: ArgsRule
+) -> list[int]:
+    """Pairing of one tool's calls: ``result[i]`` is the reference index for output ``i`` or -1."""
+    n_out, n_ref = len(out_args), len(ref_args)
+    match_out = [-1] * n_out
+    match_ref = [-1] * n_ref
+    if rule.hashable:
+        # Equal keys <=> match, so pairing equal keys in order is already maximum.
+        buckets: dict[Hashable, deque[int]] = defaultdict(deque)
+        for j, args in enumerate(ref_args):
+            key = rule.key(args)
+            if key is not None:
+                buckets[key].append(j)
+        for i, args in enumerate(out_args):
+            key = rule.key(args)
+            if key is None:
+                continue
+            bucket = buckets.get(key)
+            if bucket:
+                j = bucket.popleft()
+                match_out[i], match_ref[j] = j, i
+        return match_out
+    out_keys = [canonical(a) for a in out_args]
+    ref_keys = [canonical(a) for a in ref_args]
+    same: dict[Hashable, list[int]] = defaultdict(list)
+    for j, key in enumerate(ref_keys):
+        same[key].append(j)
+    if rule.kind in ("subset", "superset"):
+        # Inclusion is reflexive and transitive, so some maximum pairing pairs equal args with
+        # each other: pair those by hashing before searching.
+        free_same = {k: deque(v) for k, v in same.items()}
+        for i, key in enumerate(out_keys):
+            bucket = free_same.get(key)
+            if bucket:
+                j = bucket.popleft()
+                match_out[i], match_ref[j] = j, i
+
+    def related(i: int, j: int) -> bool:
+        return rule.matches(out_args[i], ref_args[j])
+
+    def first_choices(i: int) -> Iterable[int]:
+        # Equal args are the likeliest partners for any rule; try them before the rest.
+        preferred = same.get(out_keys[i], ())
+        yield from preferred
+        yield from range(n_ref)
+
+    complete_matching(n_out, n_ref, related, match_out, match_ref, first_choices)
+    return match_out
+
+
+# ---------------------------------------------------------------- explaining unpaired calls
+
+_CLOSEST_SCAN_LIMIT = 200
+
+
+def _closest(
+    call: CallRef,
+    candidates: Iterable[CallRef],
+    rule: ArgsRule,
+    side: Literal["output", "reference"],
+) -> tuple[CallRef | None, tuple[ArgDiff, ...]]:
+    """The same-named candidate whose args differ in the fewest keys under ``rule``."""
+    best: CallRef | None = None
+    best_diffs: tuple[ArgDiff, ...] = ()
+    for count, candidate in enumerate(c for c in candidates if c.call.name == call.call.name):
+        if count >= _CLOSEST_SCAN_LIMIT:
+            break
+        if side == "output":
+            diffs = rule.explain(call.call.args, candidate.call.args)
+        else:
+            diffs = rule.explain(candidate.call.args, call.call.args)
+        if best is None or len(diffs) < len(best_diffs):
+            best, best_diffs = candidate, tuple(diffs)
+            if not diffs:
+                break
+    return best, best_diffs
+
+
+def _call_problems(
+    paired: list[tuple[CallRef, CallRef]],
+    lone_out: list[CallRef],
+    lone_ref: list[CallRef],
+    report_out: bool,
+    report_ref: bool,
+    config: MatchConfig,
+) -> list[Problem]:
+    """Problems for unpaired calls; an unpaired output and reference of the same tool become one
+    'args differ' problem."""
+    problems: list[Problem] = []
+    used_ref: set[int] = set()
+    used_out: set[int] = set()
+    paired_out = [o for o, _ in paired]
+    paired_ref = [r for _, r in paired]
+    if report_out:
+        for out in lone_out:
+            rule = config.rule_for(out.call.name)
+            free = [r for r in lone_ref if id(r) not in used_ref]
+            closest, diffs = _closest(out, free, rule, "output")
+            if closest is not None:
+                if report_ref:
+                    used_ref.add(id(closest))
+                used_out.add(id(out))
+                problems.append(_args_problem(out, closest, diffs, rule, "output"))
+                continue
+            closest, diffs = _closest(out, paired_ref, rule, "output")
+            problems.append(
+                Problem(
+                    "unexpected_call",
+                    _unexpected_text(out, closest),
+                    output_index=out.message,
+                    reference_index=closest.message if closest else None,
+                    call=CallProblem(
+                        "output", out, closest, diffs, rule.describe(), closest is not None
+                    ),
+                )
+            )
+    if report_ref:
+        for ref in lone_ref:
+            if id(ref) in used_ref:
+                continue
+            rule = config.rule_for(ref.call.name)
+            free = [o for o in lone_out if id(o) not in used_out]
+            closest, diffs = _closest(ref, free, rule, "reference")
+            if closest is not None:
+                used_out.add(id(closest))
+                problems.append(_args_problem(closest, ref, diffs, rule, "reference"))
+                continue
+            closest, diffs = _closest(ref, paired_out, rule, "reference")
+            problems.append(
+                Problem(
+                    "missing_call",
+                    _missing_text(ref, closest),
+                    output_index=closest.message if closest else None,
+                    reference_index=ref.message,
+                    call=CallProblem(
+                        "reference", ref, closest, diffs, rule.describe(), closest is not None
+                    ),
+                )
+            )
+    return problems
+
+
+def _args_problem(
+    out: CallRef,
+    ref: CallRef,
+    diffs: tuple[ArgDiff, ...],
+    rule: ArgsRule,
+    side: Literal["output", "reference"],
+) -> Problem:
+    lone, other = (out, ref) if side == "output" else (ref, out)
+    detail = "; ".join(format_diff(d) for d in diffs[:3])
+    if len(diffs) > 3:
+        detail += f"; {len(diffs) - 3} more"
+    if not detail:
+        detail = f"rejected by {rule.describe()}"
+    return Problem(
+        "args_mismatch",
+        f"message {out.message}: tool call {out.call.name!r} args differ ({rule.describe()}): "
+        f"{detail}",
+        output_index=out.message,
+        reference_index=ref.message,
+        call=CallProblem(side, lone, other, diffs, rule.describe()),
+    )
+
+
+def _unexpected_text(out: CallRef, closest: CallRef | None) -> str:
+    text = f"message {out.message}: unexpected tool call {call_text(out.call)}"
+    if closest is None:
+        return f"{text}; the reference has no call to {out.call.name!r}"
+    return f"{text}; every reference call to {out.call.name!r} already pairs with another call"
+
+
+def _missing_text(ref: CallRef, closest: CallRef | None) -> str:
+    text = f"reference message {ref.message}: tool call {call_text(ref.call)} is missing"
+    if closest is None:
+        return f"{text}; the output has no call to {ref.call.name!r}"
+    return f"{text}; every output call to {ref.call.name!r} already pairs with another call"
+
+
+# ---------------------------------------------------------------- text helpers
+
+_VALUE_WIDTH = 60
+
+
+def short(value: Any, width: int = _VALUE_WIDTH) -> str:
+    """A value's repr, cut to ``width`` characters."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def call_text(call: ToolCall, width: int = 80) -> str:
+    """``name(key='value', ...)`` cut to ``width`` characters."""
+    inner = ", ".join(f"{k}={short(v, 40)}" for k, v in call.args.items())
+    text = f"{call.name}({inner})"
+    return text if len(text) <= width else text[: width - 4] + "...)"
+
+
+def format_diff(diff: ArgDiff) -> str:
+    """One arg difference in a sentence fragment."""
+    if diff.kind == "missing":
+        if diff.expected is MISSING:
+            return f"{diff.path} missing on both sides"
+        return f"{diff.path} missing (expected {short(diff.expected)})"
+    if diff.kind == "unexpected":
+        return f"{diff.path} not expected (got {short(diff.actual)})"
+    return f"{diff.path} expected {short(diff.expected)}, got {short(diff.actual)}"
+
+
+def _describe_message(message: Message) -> str:
+    if message.tool_calls:
+        return f"{message.role} calling {_names(message.tool_calls)}"
+    text = message.text.replace("\n", " ")
+    return f"{message.role}: {short(text, 40)}" if text else message.role

@@ -1,0 +1,102 @@
+"""Small immutable value types: what a trajectory is once its source format is forgotten."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
+
+__all__ = [
+    "ROLES",
+    "GraphTrajectory",
+    "Message",
+    "Role",
+    "ToolCall",
+    "Trajectory",
+]
+
+Role = Literal["user", "assistant", "system", "developer", "tool", "function"]
+ROLES: tuple[Role, ...] = ("user", "assistant", "system", "developer", "tool", "function")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call: the tool's name and its parsed arguments; the id is kept but never matched."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message; ``content`` is a string or a list of content blocks, as given."""
+
+    role: Role
+    content: Any = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    id: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The message's text: the content string, or its text blocks joined."""
+        return content_text(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Trajectory:
+    """An ordered sequence of messages, the unit every matcher compares."""
+
+    messages: tuple[Message, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.messages)
+
+    def __getitem__(self, index: int) -> Message:
+        return self.messages[index]
+
+    def tool_calls(self) -> Iterator[tuple[int, int, ToolCall]]:
+        """Every tool call with its message index and its index inside that message."""
+        for m_index, message in enumerate(self.messages):
+            for c_index, call in enumerate(message.tool_calls):
+                yield m_index, c_index, call
+
+
+class GraphTrajectory(TypedDict):
+    """A LangGraph run: per invocation of a thread, its inputs, its result and the nodes it ran.
+
+    Each entry of ``steps`` lists node names in order; an entry may itself be a list of nodes that
+    ran in the same superstep, whose order is then ignored.
+    """
+
+    inputs: list[Any] | None
+    results: list[Any]
+    steps: list[list[Any]]
+
+
+def content_text(content: Any) -> str:
+    """Text of a content value: a string as is, text blocks of a block list joined by newlines."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping):
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+                elif block.get("type") in ("thinking", "reasoning"):
+                    thought = block.get("thinking") or block.get("reasoning")
+                    if isinstance(thought, str):
+                        parts.append(f"[thinking] {thought}")
+        return "\n".join(parts)
+    return str(content)

@@ -1,0 +1,359 @@
+"""Turn any accepted trajectory input into a ``Trajectory``: the one place that knows formats.
+
+Accepted: OpenAI chat-completion dicts (tool-call arguments as a JSON string or a dict, wrapped in
+``function`` or flat ``name``/``args``), LangChain ``BaseMessage`` objects, a dict holding a
+``messages`` list (LangGraph / agent state), a single message dict, OpenAI Responses API items
+(``message``, ``function_call``, ``function_call_output``) and Anthropic Messages content blocks
+(``tool_use`` in assistant content, ``tool_result`` in user content). Anything else raises
+``TrajectoryFormatError`` naming the message index and the field.
+
+langchain-core is never imported here: a LangChain message is recognised through the module the
+caller already imported to build it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .errors import TrajectoryFormatError
+from .model import Message, Role, ToolCall, Trajectory
+
+__all__ = ["to_trajectory"]
+
+_ROLE_ALIASES: dict[str, Role] = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "model": "assistant",
+    "system": "system",
+    "developer": "developer",
+    "tool": "tool",
+    "function": "function",
+}
+_RESPONSES_TYPES = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call"}
+)
+
+
+def to_trajectory(value: Any, *, side: str | None = None) -> Trajectory:
+    """Normalise ``value`` (any accepted input) into a ``Trajectory``.
+
+    ``side`` ("outputs" / "reference_outputs") is named in errors so the user knows which argument
+    was wrong.
+    """
+    try:
+        return _to_trajectory(value)
+    except TrajectoryFormatError as error:
+        raise error.with_side(side) if side else error from None
+
+
+def _to_trajectory(value: Any) -> Trajectory:
+    if isinstance(value, Trajectory):
+        return value
+    if value is None:
+        raise TrajectoryFormatError("expected a trajectory (a list of messages), got None")
+    if isinstance(value, Message):
+        return Trajectory((value,))
+    if isinstance(value, Mapping):
+        if "role" in value or ("type" in value and "messages" not in value):
+            items: list[Any] = [value]
+        elif "messages" in value:
+            messages = value["messages"]
+            if not isinstance(messages, list | tuple):
+                raise TrajectoryFormatError(
+                    f"'messages' must be a list of messages, got {type(messages).__name__}",
+                    field="messages",
+                )
+            items = list(messages)
+        else:
+            keys = ", ".join(map(repr, list(value)[:8])) or "none"
+            raise TrajectoryFormatError(
+                "a dict trajectory must be a message (with 'role') or hold a 'messages' list; "
+                f"got keys {keys}"
+            )
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    elif _is_langchain_message(value):
+        items = [value]
+    else:
+        raise TrajectoryFormatError(
+            f"expected a list of messages or a dict with 'messages', got {type(value).__name__}"
+        )
+    return Trajectory(tuple(_messages(items)))
+
+
+def _messages(items: list[Any]) -> Iterable[Message]:
+    pending: list[ToolCall] = []  # Responses function_call items waiting to become one message
+    pending_text: Any = None
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping):
+            kind = item.get("type")
+            if ("role" not in item and kind in _RESPONSES_TYPES) or kind == "message":
+                if kind in ("function_call", "custom_tool_call"):
+                    pending.append(_responses_call(item, index))
+                    continue
+                if kind == "reasoning":
+                    continue
+                if pending or pending_text is not None:
+                    yield Message("assistant", pending_text or "", tuple(pending))
+                    pending, pending_text = [], None
+                if kind == "function_call_output":
+                    yield _responses_output(item, index)
+                    continue
+                message = _dict_message(item, index)
+                if message.role == "assistant" and not message.tool_calls:
+                    pending_text = message.content  # the same model turn may go on with calls
+                    continue
+                yield message
+                continue
+            if pending or pending_text is not None:
+                yield Message("assistant", pending_text or "", tuple(pending))
+                pending, pending_text = [], None
+            yield from _dict_messages(item, index)
+        elif isinstance(item, Message):
+            yield item
+        elif _is_langchain_message(item):
+            yield _langchain_message(item, index)
+        else:
+            raise TrajectoryFormatError(
+                f"expected a message dict or a LangChain message, got {type(item).__name__}",
+                index=index,
+            )
+    if pending or pending_text is not None:
+        yield Message("assistant", pending_text or "", tuple(pending))
+
+
+def _role(raw: Any, index: int, field: str = "role") -> Role:
+    if raw is None:
+        raise TrajectoryFormatError("the message has no role", index=index, field=field)
+    role = _ROLE_ALIASES.get(raw) if isinstance(raw, str) else None
+    if role is None:
+        raise TrajectoryFormatError(
+            f"unknown role {raw!r}; expected one of user, assistant, system, developer, tool, "
+            "function (or the aliases human, ai)",
+            index=index,
+            field=field,
+        )
+    return role
+
+
+def _dict_messages(item: Mapping[str, Any], index: int) -> Iterable[Message]:
+    """One chat dict: usually one message, but Anthropic tool_result blocks become tool messages."""
+    content = item.get("content")
+    if isinstance(content, list) and any(
+        isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content
+    ):
+        role = _role(item.get("role", item.get("type")), index)
+        rest = []
+        for block in content:
+            if isinstance(block, Mapping) and block.get("type") == "tool_result":
+                call_id = block.get("tool_use_id")
+                yield Message(
+                    "tool",
+                    block.get("content", ""),
+                    tool_call_id=call_id if isinstance(call_id, str) else None,
+                )
+            else:
+                rest.append(block)
+        if rest:
+            yield Message(role, rest, id=_opt_str(item.get("id")))
+        return
+    yield _dict_message(item, index)
+
+
+def _dict_message(item: Mapping[str, Any], index: int) -> Message:
+    raw_role = item.get("role")
+    if raw_role is None and item.get("type") not in (None, "message"):
+        raw_role = item.get("type")
+    role = _role(raw_role, index)
+    content = item.get("content")
+    if content is None:
+        content = ""
+    calls: tuple[ToolCall, ...] = ()
+    raw_calls = item.get("tool_calls")
+    if raw_calls is not None:
+        if not isinstance(raw_calls, list | tuple):
+            raise TrajectoryFormatError(
+                f"'tool_calls' must be a list, got {type(raw_calls).__name__}",
+                index=index,
+                field="tool_calls",
+            )
+        calls = tuple(_dict_call(c, index, i) for i, c in enumerate(raw_calls))
+    if not calls and isinstance(content, list):
+        calls, content = _anthropic_tool_use(content, index)
+    return Message(
+        role,
+        content,
+        calls,
+        tool_call_id=_opt_str(item.get("tool_call_id")),
+        name=_opt_str(item.get("name")),
+        id=_opt_str(item.get("id")),
+    )
+
+
+def _dict_call(raw: Any, index: int, position: int) -> ToolCall:
+    field = f"tool_calls[{position}]"
+    if not isinstance(raw, Mapping):
+        raise TrajectoryFormatError(
+            f"a tool call must be a dict, got {type(raw).__name__}", index=index, field=field
+        )
+    function = raw.get("function")
+    if function is not None:
+        if not isinstance(function, Mapping):
+            raise TrajectoryFormatError(
+                f"'function' must be a dict, got {type(function).__name__}",
+                index=index,
+                field=f"{field}.function",
+            )
+        name = _call_name(function.get("name"), index, f"{field}.function.name")
+        args = _parse_args(function.get("arguments"), name, index, f"{field}.function.arguments")
+    else:
+        name = _call_name(raw.get("name"), index, f"{field}.name")
+        raw_args = raw["args"] if "args" in raw else raw.get("arguments")
+        args = _parse_args(raw_args, name, index, f"{field}.args")
+    return ToolCall(name, args, _opt_str(raw.get("id")))
+
+
+def _call_name(raw: Any, index: int, field: str) -> str:
+    if not isinstance(raw, str) or not raw:
+        got = "nothing" if raw is None else repr(raw)
+        raise TrajectoryFormatError(
+            f"a tool call needs a name (a non-empty string), got {got}", index=index, field=field
+        )
+    return raw
+
+
+def _parse_args(raw: Any, tool: str, index: int, field: str) -> dict[str, Any]:
+    """Arguments as a dict: JSON text is parsed once; ``""`` and ``None`` mean no arguments."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError as error:
+            raise TrajectoryFormatError(
+                f"arguments of tool {tool!r} are not valid JSON ({error}): {raw[:80]!r}",
+                index=index,
+                field=field,
+            ) from None
+    elif isinstance(raw, Mapping):
+        return dict(raw)
+    else:
+        raise TrajectoryFormatError(
+            f"arguments of tool {tool!r} must be a JSON object or its text, "
+            f"got {type(raw).__name__}",
+            index=index,
+            field=field,
+        )
+    if not isinstance(parsed, dict):
+        raise TrajectoryFormatError(
+            f"arguments of tool {tool!r} must be a JSON object, got {type(parsed).__name__}",
+            index=index,
+            field=field,
+        )
+    return parsed
+
+
+def _anthropic_tool_use(content: list[Any], index: int) -> tuple[tuple[ToolCall, ...], Any]:
+    """Anthropic ``tool_use`` blocks become tool calls; other blocks (text, thinking) stay."""
+    calls = []
+    rest = []
+    for position, block in enumerate(content):
+        if isinstance(block, Mapping) and block.get("type") == "tool_use":
+            field = f"content[{position}]"
+            name = _call_name(block.get("name"), index, f"{field}.name")
+            args = _parse_args(block.get("input"), name, index, f"{field}.input")
+            calls.append(ToolCall(name, args, _opt_str(block.get("id"))))
+        else:
+            rest.append(block)
+    if not calls:
+        return (), content
+    return tuple(calls), rest if rest else ""
+
+
+def _responses_call(item: Mapping[str, Any], index: int) -> ToolCall:
+    name = _call_name(item.get("name"), index, "name")
+    raw_args = item.get("arguments", item.get("input"))
+    args = _parse_args(raw_args, name, index, "arguments")
+    return ToolCall(name, args, _opt_str(item.get("call_id") or item.get("id")))
+
+
+def _responses_output(item: Mapping[str, Any], index: int) -> Message:
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str):
+        raise TrajectoryFormatError(
+            "a function_call_output item needs a 'call_id' string", index=index, field="call_id"
+        )
+    return Message("tool", item.get("output", ""), tool_call_id=call_id)
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _is_langchain_message(value: Any) -> bool:
+    module = sys.modules.get("langchain_core.messages")
+    return module is not None and isinstance(value, module.BaseMessage)
+
+
+_LANGCHAIN_TYPES: dict[str, Role] = {
+    "human": "user",
+    "ai": "assistant",
+    "AIMessageChunk": "assistant",
+    "HumanMessageChunk": "user",
+    "system": "system",
+    "SystemMessageChunk": "system",
+    "tool": "tool",
+    "ToolMessageChunk": "tool",
+    "function": "function",
+    "FunctionMessageChunk": "function",
+}
+
+
+def _langchain_message(message: Any, index: int) -> Message:
+    kind = getattr(message, "type", None)
+    if kind in ("chat", "ChatMessageChunk"):
+        role = _role(getattr(message, "role", None), index)
+    else:
+        role_or_none = _LANGCHAIN_TYPES.get(kind) if isinstance(kind, str) else None
+        if role_or_none is None:
+            raise TrajectoryFormatError(
+                f"unsupported LangChain message type {kind!r} ({type(message).__name__})",
+                index=index,
+                field="type",
+            )
+        role = role_or_none
+    content = message.content
+    calls: tuple[ToolCall, ...] = ()
+    structured = getattr(message, "tool_calls", None) or []
+    if structured:
+        calls = tuple(
+            ToolCall(
+                _call_name(c.get("name"), index, f"tool_calls[{i}].name"),
+                dict(c.get("args") or {}),
+                _opt_str(c.get("id")),
+            )
+            for i, c in enumerate(structured)
+        )
+        if isinstance(content, list):
+            content = [
+                b for b in content if not (isinstance(b, Mapping) and b.get("type") == "tool_use")
+            ] or ""
+    else:
+        extra = (getattr(message, "additional_kwargs", None) or {}).get("tool_calls")
+        if extra:
+            calls = _dict_message({"role": "assistant", "tool_calls": extra}, index).tool_calls
+        elif isinstance(content, list):
+            calls, content = _anthropic_tool_use(content, index)
+    return Message(
+        role,
+        content if content is not None else "",
+        calls,
+        tool_call_id=_opt_str(getattr(message, "tool_call_id", None)),
+        name=_opt_str(getattr(message, "name", None)),
+        id=_opt_str(getattr(message, "id", None)),
+    )
