@@ -57,9 +57,9 @@ def check_tool_args_mode(mode: object, *, where: str = "tool_args_match_mode") -
 class ArgsRule:
     """How one tool's arguments are compared: a mode, a list of key paths, or a callable.
 
-    ``matches(output_args, reference_args)`` decides; ``explain`` lists what differs under this
-    rule; ``key`` gives a hashable key such that two calls match exactly when their keys are
-    equal, for the rules where that holds (``None`` otherwise), which lets the matcher pair by hashing.
+    ``matches(output_args, reference_args)`` decides and ``explain`` lists what differs under this
+    rule. For exact, ignore and key-list rules, ``key`` gives a hashable key such that two calls
+    match exactly when their keys are equal, which lets the matcher pair calls by hashing.
     """
 
     kind: RuleKind
