@@ -177,17 +177,19 @@ class Report:
             self.COLUMNS.format("case", "calls", "openevals", "ours", "ratio", "target", "status")
         )
 
-    def check(self, name: str, value: float, op: str, target: float) -> str:
+    def check(self, name: str, value: float, op: str, target: float, unit: str = "") -> str:
+        """Return PASS/MISS; a miss is remembered with how far off it is."""
         ok = value >= target if op == ">=" else value <= target
         if not ok:
-            self.misses.append(f"{name}: {value:.3g} (target {op} {target:g})")
+            gap = f"{target / value:.1f}x short" if op == ">=" else f"{value - target:.2f} over"
+            self.misses.append(f"{name}: {value:.3g}{unit}, target {op}{target:g}{unit} ({gap})")
         return "PASS" if ok else "MISS"
 
     def timing_row(
         self, name: str, n_calls: int, oe_s: float, ours_s: float, target: float | None
     ) -> float:
         ratio = oe_s / ours_s
-        status = self.check(name, ratio, ">=", target) if target is not None else ""
+        status = self.check(name, ratio, ">=", target, "x") if target is not None else ""
         target_text = f">={target:g}x" if target is not None else ""
         print(
             self.COLUMNS.format(

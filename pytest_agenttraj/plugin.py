@@ -1,1 +1,184 @@
-"""pytest entry point (filled in below)."""
+"""The pytest entry point (``pytest11: agenttraj``): options, ini keys, marker, fixtures, wiring.
+
+pytest imports this module in every run of every project that has the package installed, so it
+imports nothing heavy: langchain-core, langsmith, langgraph and yaml load only where used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._report_file import ReportFile
+from ._session import ITEM_SETTINGS, TrajectorySession
+from ._settings import MARKER_HELP, TrajectorySettings, session_settings
+from .config import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from .evaluators import (
+    AsyncTrajectoryMatchEvaluator,
+    EvaluatorResult,
+    TrajectoryMatchEvaluator,
+)
+
+__all__ = [
+    "assert_trajectory_fixture",
+    "async_trajectory_evaluator",
+    "trajectory_config",
+    "trajectory_evaluator",
+]
+
+SESSION_KEY = pytest.StashKey[TrajectorySession]()
+_REPORT_KEY = pytest.StashKey[ReportFile]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agenttraj", "agent trajectories (pytest-agenttraj)")
+    group.addoption(
+        "--trajectory-mode",
+        dest="trajectory_mode",
+        default=None,
+        metavar="MODE",
+        help=f"default trajectory match mode: {', '.join(TRAJECTORY_MATCH_MODES)} "
+        "(a test's trajectory marker still wins; default: strict)",
+    )
+    group.addoption(
+        "--tool-args-mode",
+        dest="trajectory_tool_args_mode",
+        default=None,
+        metavar="MODE",
+        help=f"default tool-args match mode: {', '.join(TOOL_ARGS_MATCH_MODES)} (default: exact)",
+    )
+    group.addoption(
+        "--trajectory-report",
+        dest="trajectory_report",
+        default=None,
+        metavar="PATH",
+        help="write every trajectory evaluation of the run to PATH as JSON",
+    )
+    parser.addini(
+        "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
+    )
+    parser.addini(
+        "trajectory_tool_args_mode",
+        "default tool-args match mode (see --tool-args-mode)",
+        default="",
+    )
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER_HELP)
+    session = TrajectorySession(config, session_settings(config))
+    config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(session, "agenttraj-session")
+    report_path = config.getoption("trajectory_report", default=None)
+    if report_path and not session.is_worker:
+        path = Path(config.invocation_params.dir, report_path)
+        report = ReportFile(path, session.settings)
+        config.stash[_REPORT_KEY] = report
+        config.pluginmanager.register(report, "agenttraj-report")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    report = config.stash.get(_REPORT_KEY, None)
+    if report is not None:
+        config.pluginmanager.unregister(report)
+        del config.stash[_REPORT_KEY]
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        config.pluginmanager.unregister(session)
+        del config.stash[SESSION_KEY]
+
+
+def _settings(request: pytest.FixtureRequest) -> TrajectorySettings:
+    stored: TrajectorySettings | None = request.node.stash.get(ITEM_SETTINGS, None)
+    if stored is not None:
+        return stored
+    return request.config.stash[SESSION_KEY].settings
+
+
+@pytest.fixture
+def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
+    """The trajectory settings in force for this test: marker > command line > ini > default.
+
+    ``.mode``, ``.tool_args``, ``.overrides``, and ``.sources`` saying where each came from.
+
+    Example::
+
+        @pytest.mark.trajectory(mode="unordered")
+        def test_settings(trajectory_config):
+            assert trajectory_config.mode == "unordered"
+    """
+    return _settings(request)
+
+
+@pytest.fixture
+def trajectory_evaluator(trajectory_config: TrajectorySettings) -> TrajectoryMatchEvaluator:
+    """A trajectory match evaluator configured from this test's settings; every result is
+    recorded against the test.
+
+    Example::
+
+        def test_agent(trajectory_evaluator):
+            result = trajectory_evaluator(outputs=messages, reference_outputs=reference)
+            assert result["score"]
+    """
+    return TrajectoryMatchEvaluator(trajectory_config.match_config(), origin="trajectory_evaluator")
+
+
+@pytest.fixture
+def async_trajectory_evaluator(
+    trajectory_config: TrajectorySettings,
+) -> AsyncTrajectoryMatchEvaluator:
+    """The awaitable twin of ``trajectory_evaluator``, for async tests (pytest-asyncio).
+
+    Example::
+
+        async def test_agent(async_trajectory_evaluator):
+            result = await async_trajectory_evaluator(outputs=messages, reference_outputs=ref)
+            assert result["score"]
+    """
+    return AsyncTrajectoryMatchEvaluator(
+        trajectory_config.match_config(), origin="async_trajectory_evaluator"
+    )
+
+
+@pytest.fixture(name="assert_trajectory")
+def assert_trajectory_fixture(
+    trajectory_config: TrajectorySettings,
+) -> Callable[..., EvaluatorResult]:
+    """``assert_trajectory(outputs, reference, mode=None, tool_args=None, overrides=None)`` bound
+    to this test's settings: returns the result on a match, fails the test with a diff otherwise.
+
+    Example::
+
+        def test_agent(assert_trajectory):
+            assert_trajectory(result["messages"], reference)
+    """
+    from .assertion import assert_trajectory
+
+    def bound(
+        outputs: Any,
+        reference_outputs: Any,
+        *,
+        mode: str | None = None,
+        tool_args: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> EvaluatorResult:
+        __tracebackhide__ = True
+        return assert_trajectory(
+            outputs,
+            reference_outputs,
+            mode=mode or trajectory_config.mode,
+            tool_args=tool_args or trajectory_config.tool_args,
+            overrides=overrides if overrides is not None else trajectory_config.overrides,
+        )
+
+    return bound

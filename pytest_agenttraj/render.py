@@ -8,6 +8,7 @@ becomes a line saying so.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -107,16 +108,48 @@ def _diff_lines(
             yield indent + paint(f"  ({diff.path} is missing from the output)", "dim")
 
 
-def _cell(message: Message | None, width: int) -> str:
+def _cell_text(message: Message | None) -> str:
     if message is None:
         return "-"
     if message.tool_calls:
-        body = ", ".join(call_text(c, width) for c in message.tool_calls)
+        body = ", ".join(call_text(c, 10_000) for c in message.tool_calls)
         text = f"{message.role} -> {body}"
     else:
         text = f"{message.role}: {message.text}"
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return " ".join(text.split())
+
+
+def _display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: East Asian wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _display_width(text))
+
+
+def _clip(text: str, start: int, width: int) -> str:
+    """At most ``width`` columns of ``text`` from ``start``, with ``...`` where it is cut."""
+    if start > 0:
+        text = "..." + text[start + 3 :]
+    if _display_width(text) <= width:
+        return text
+    out, used = [], 3
+    for ch in text:
+        used += _display_width(ch)
+        if used > width:
+            break
+        out.append(ch)
+    return "".join(out) + "..."
+
+
+def _clip_pair(left: str, right: str, width: int) -> tuple[str, str]:
+    """Both cells cut to ``width``; where they differ past the cut, both start before the
+    first difference so that it shows."""
+    pairs = zip(left, right, strict=False)
+    at = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(left), len(right)))
+    start = max(0, at - (2 * width) // 3) if left != right and at > width - 12 else 0
+    return _clip(left, start, width), _clip(right, start, width)
 
 
 def _marked_rows(report: MatchReport) -> set[int]:
@@ -140,7 +173,6 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
         yield paint("(both trajectories are empty)", "dim")
         return
     marked = _marked_rows(report)
-    whole = report.mode == "strict" and not full
     column = (width - 14) // 2
     title = "output vs reference, rows marked ! differ"
     if report.mode != "strict":
@@ -166,19 +198,19 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
         yield _row_line(report, row in marked, o, r, column, paint)
     if skipped:
         yield paint(f"     ... {skipped} more row{'s' if skipped > 1 else ''} ...", "dim")
-    del whole
 
 
 def _row_line(
     report: MatchReport, marked: bool, o: int | None, r: int | None, column: int, paint: Markup
 ) -> str:
-    left = _cell(report.output[o] if o is not None else None, column)
-    right = _cell(report.reference[r] if r is not None else None, column)
-    same = left == right
+    left_text = _cell_text(report.output[o] if o is not None else None)
+    right_text = _cell_text(report.reference[r] if r is not None else None)
+    same = left_text == right_text
+    left, right = _clip_pair(left_text, right_text, column)
     o_text = "-" if o is None else str(o)
     r_text = "-" if r is None else str(r)
     flag = "!" if marked else " "
-    line = f"  {flag} {o_text:>3} {r_text:>3}  {left:<{column}}  {'=' if same else right}"
+    line = f"  {flag} {o_text:>3} {r_text:>3}  {_pad(left, column)}  {'=' if same else right}"
     return paint(line.rstrip(), "bad" if marked else "dim" if same else "")
 
 
