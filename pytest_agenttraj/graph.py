@@ -54,8 +54,8 @@ def _invocation_matches(output: Sequence[Any], reference: Sequence[Any]) -> str 
             at += len(entry)
         else:
             if at >= len(ran) or ran[at] != entry:
-                got = ran[at] if at < len(ran) else "nothing"
-                return f"expected node {entry!r} at {at}, got {got!r}"
+                got = repr(ran[at]) if at < len(ran) else "nothing"
+                return f"expected node {entry!r} at {at}, got {got}"
             at += 1
     if at != len(ran):
         return f"unexpected nodes after the reference's last: {ran[at:]}"
@@ -65,7 +65,8 @@ def _invocation_matches(output: Sequence[Any], reference: Sequence[Any]) -> str 
 def graph_steps_match(output_steps: list[Any], reference_steps: list[Any]) -> str | None:
     """``None`` when the steps match, else a sentence naming the first difference."""
     if len(output_steps) != len(reference_steps):
-        return f"expected {len(reference_steps)} invocations, got {len(output_steps)}"
+        count = len(reference_steps)
+        return f"expected {count} invocation{'' if count == 1 else 's'}, got {len(output_steps)}"
     for number, (out, ref) in enumerate(zip(output_steps, reference_steps, strict=True)):
         if not isinstance(out, list | tuple) or not isinstance(ref, list | tuple):
             return f"invocation {number}: steps must be lists of node names"

@@ -99,4 +99,7 @@ def content_text(content: Any) -> str:
                     if isinstance(thought, str):
                         parts.append(f"[thinking] {thought}")
         return "\n".join(parts)
-    return str(content)
+    try:
+        return str(content)
+    except Exception:  # content is never matched: a broken __str__ must not break a comparison
+        return f"<unprintable {type(content).__name__}>"

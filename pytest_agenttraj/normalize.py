@@ -35,7 +35,14 @@ _ROLE_ALIASES: dict[str, Role] = {
     "function": "function",
 }
 _RESPONSES_TYPES = frozenset(
-    {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    }
 )
 
 
@@ -101,7 +108,7 @@ def _messages(items: list[Any]) -> Iterable[Message]:
                 if pending or pending_text is not None:
                     yield Message("assistant", pending_text or "", tuple(pending))
                     pending, pending_text = [], None
-                if kind == "function_call_output":
+                if kind in ("function_call_output", "custom_tool_call_output"):
                     yield _responses_output(item, index)
                     continue
                 message = _dict_message(item, index)
@@ -213,8 +220,8 @@ def _dict_call(raw: Any, index: int, position: int) -> ToolCall:
         args = _parse_args(function.get("arguments"), name, index, f"{field}.function.arguments")
     else:
         name = _call_name(raw.get("name"), index, f"{field}.name")
-        raw_args = raw["args"] if "args" in raw else raw.get("arguments")
-        args = _parse_args(raw_args, name, index, f"{field}.args")
+        key = "args" if "args" in raw else "arguments"
+        args = _parse_args(raw.get(key), name, index, f"{field}.{key}")
     return ToolCall(name, args, _opt_str(raw.get("id")))
 
 
@@ -277,8 +284,11 @@ def _anthropic_tool_use(content: list[Any], index: int) -> tuple[tuple[ToolCall,
 
 def _responses_call(item: Mapping[str, Any], index: int) -> ToolCall:
     name = _call_name(item.get("name"), index, "name")
-    raw_args = item.get("arguments", item.get("input"))
-    args = _parse_args(raw_args, name, index, "arguments")
+    if item.get("type") == "custom_tool_call" and isinstance(item.get("input"), str):
+        args: dict[str, Any] = {"input": item["input"]}  # free-form text input, not JSON
+    else:
+        raw_args = item.get("arguments", item.get("input"))
+        args = _parse_args(raw_args, name, index, "arguments")
     return ToolCall(name, args, _opt_str(item.get("call_id") or item.get("id")))
 
 
@@ -286,7 +296,7 @@ def _responses_output(item: Mapping[str, Any], index: int) -> Message:
     call_id = item.get("call_id")
     if not isinstance(call_id, str):
         raise TrajectoryFormatError(
-            "a function_call_output item needs a 'call_id' string", index=index, field="call_id"
+            f"a {item.get('type')} item needs a 'call_id' string", index=index, field="call_id"
         )
     return Message("tool", item.get("output", ""), tool_call_id=call_id)
 

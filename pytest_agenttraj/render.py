@@ -146,6 +146,8 @@ def _clip(text: str, start: int, width: int) -> str:
 def _clip_pair(left: str, right: str, width: int) -> tuple[str, str]:
     """Both cells cut to ``width``; where they differ past the cut, both start before the
     first difference so that it shows."""
+    if max(_display_width(left), _display_width(right)) <= width:
+        return left, right
     pairs = zip(left, right, strict=False)
     at = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(left), len(right)))
     start = max(0, at - (2 * width) // 3) if left != right and at > width - 12 else 0

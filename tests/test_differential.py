@@ -82,15 +82,35 @@ calls = st.builds(Call, st.sampled_from(TOOLS), arg_dicts())
 
 
 @st.composite
+def variants(draw: st.DrawFn, pool: Sequence[Call]) -> Call:
+    """A call related to one of ``pool``: the same, some of its keys, or one key more."""
+    base = draw(st.sampled_from(pool))
+    args = dict(base.args)
+    change = draw(st.sampled_from(("same", "some", "some", "add")))
+    if change == "some" and args:
+        kept = draw(st.lists(st.sampled_from(sorted(args)), unique=True))
+        args = {k: v for k, v in args.items() if k in kept}
+    elif change == "add":
+        key = draw(st.sampled_from(ARG_KEYS))
+        args[key] = draw(nested_values if key == "opts" else scalar_values)
+    return Call(base.name, args)
+
+
+@st.composite
 def specs(draw: st.DrawFn) -> Spec:
-    """A short trajectory: a user turn, assistant turns with 0-3 calls, tool results, an answer."""
+    """A short trajectory: a user turn, assistant turns with 0-3 calls, tool results, an answer.
+
+    Calls are drawn as variants of a small pool, so same-named calls with related args are common.
+    """
+    pool = draw(st.lists(calls, min_size=1, max_size=2))
     spec: Spec = []
     if draw(st.booleans()):
         spec.append(Msg("system"))
     spec.append(Msg("user"))
     budget = 5
-    for _ in range(draw(st.integers(0, 2))):
-        turn = tuple(draw(st.lists(calls, min_size=1, max_size=min(3, budget))))
+    for _ in range(draw(st.sampled_from((1, 2, 1, 2, 0)))):
+        size = draw(st.integers(1, min(3, budget)))
+        turn = tuple(draw(variants(pool)) for _ in range(size))
         budget -= len(turn)
         spec.append(Msg("assistant", turn))
         spec.extend(Msg("tool") for _ in turn)
@@ -99,6 +119,19 @@ def specs(draw: st.DrawFn) -> Spec:
     if draw(st.booleans()):
         spec.append(Msg("assistant"))
     return spec
+
+
+def _twin(value: Any) -> Any:
+    """``value`` with each bool swapped for its Python-equal int and vice versa (1.0 stays)."""
+    if isinstance(value, dict):
+        return {k: _twin(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_twin(v) for v in value]
+    if isinstance(value, bool):
+        return int(value)
+    if type(value) is int and value in (0, 1):
+        return bool(value)
+    return value
 
 
 def _with_calls(spec: Spec, index: int, new_calls: Sequence[Call]) -> Spec:
@@ -117,14 +150,16 @@ def _assistants(spec: Spec) -> list[int]:
 
 @st.composite
 def perturbed(draw: st.DrawFn, spec: Spec) -> Spec:
-    """``spec`` after 0-2 random edits: permute, move, drop, add or duplicate calls, change args,
-    drop a message, change a role."""
+    """``spec`` after 0-2 random edits: permute, move, drop, add or duplicate calls, change args
+    (incl. swapping ``true`` and ``1``), drop a message, change a role."""
     spec = list(spec)
     for _ in range(draw(st.integers(0, 2))):
         kind = draw(
             st.sampled_from(
                 (
                     "permute",
+                    "permute",
+                    "sort_calls",
                     "move",
                     "drop_call",
                     "add_call",
@@ -132,6 +167,8 @@ def perturbed(draw: st.DrawFn, spec: Spec) -> Spec:
                     "change_value",
                     "add_key",
                     "drop_key",
+                    "twin_value",
+                    "twin_value",
                     "drop_message",
                     "change_role",
                 )
@@ -141,6 +178,11 @@ def perturbed(draw: st.DrawFn, spec: Spec) -> Spec:
         if kind == "permute" and calling:
             i = draw(st.sampled_from(calling))
             spec = _with_calls(spec, i, draw(st.permutations(spec[i].calls)))
+        elif kind == "sort_calls" and calling:
+            # Calls with most (or fewest) args first: the order that trips first-fit pairing.
+            i = draw(st.sampled_from(calling))
+            by_size = sorted(spec[i].calls, key=lambda c: len(c.args), reverse=draw(st.booleans()))
+            spec = _with_calls(spec, i, by_size)
         elif kind == "move" and len(calling) >= 2:
             src, dst = draw(st.permutations(calling))[:2]
             moved = list(spec[src].calls)
@@ -164,6 +206,13 @@ def perturbed(draw: st.DrawFn, spec: Spec) -> Spec:
             grown = list(spec[i].calls)
             grown.insert(draw(st.integers(0, len(grown))), call)
             spec = _with_calls(spec, i, grown)
+        elif kind == "twin_value" and calling:
+            i = draw(st.sampled_from(calling))
+            j = draw(st.integers(0, len(spec[i].calls) - 1))
+            call = spec[i].calls[j]
+            new_calls = list(spec[i].calls)
+            new_calls[j] = Call(call.name, _twin(call.args))
+            spec = _with_calls(spec, i, new_calls)
         elif kind in ("change_value", "add_key", "drop_key") and calling:
             i = draw(st.sampled_from(calling))
             j = draw(st.integers(0, len(spec[i].calls) - 1))

@@ -1,0 +1,53 @@
+"""Fixtures for plugin tests: every test project gets the seed trajectories and an ini file
+that keeps pytest-asyncio quiet, and runs can be repeated under pytest-xdist."""
+
+from __future__ import annotations
+
+import pytest
+
+PROJECT_CONFTEST = '''
+import copy
+import pytest
+
+REFERENCE = [
+    {"role": "user", "content": "What's the weather in 苏州?"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": "look_up_location_code", "arguments": '{"city": "苏州"}'}}]},
+    {"role": "tool", "content": "location-123"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": "get_weather", "arguments": '{"location_code": "location-123"}'}}]},
+    {"role": "tool", "content": "Sunny, 22°C"},
+    {"role": "assistant", "content": "It's sunny and 22°C in 苏州."},
+]
+
+
+def with_code(code):
+    """The reference with get_weather called for another location code."""
+    out = copy.deepcopy(REFERENCE)
+    out[3]["tool_calls"][0]["function"]["arguments"] = '{"location_code": "%s"}' % code
+    return out
+
+
+@pytest.fixture
+def reference():
+    return copy.deepcopy(REFERENCE)
+'''
+
+PROJECT_INI = """
+[pytest]
+asyncio_default_fixture_loop_scope = function
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester project with the shared conftest and ini."""
+    pytester.makeconftest(PROJECT_CONFTEST)
+    pytester.makefile(".ini", pytest=PROJECT_INI)
+    return pytester
+
+
+@pytest.fixture(params=[[], ["-n", "2"]], ids=["serial", "xdist"])
+def plugin_args(request: pytest.FixtureRequest) -> list[str]:
+    """Extra command-line arguments: none, then two xdist workers."""
+    return list(request.param)
