@@ -50,10 +50,21 @@ def canonical(value: Any) -> Hashable:
     if kind is float:
         return _NAN if value != value else value
     if isinstance(value, Mapping):
-        return ("d", tuple(sorted((str(k), canonical(v)) for k, v in value.items())))
+        items = sorted(value.items(), key=_key_order)
+        return ("d", tuple((str(k), canonical(v)) for k, v in items))
     if isinstance(value, list | tuple):
         return ("l", tuple(canonical(v) for v in value))
     return _canonical_other(value)
+
+
+def _key_order(item: tuple[Any, Any]) -> tuple[str, str]:
+    """Sort key of a dict item: its key as JSON text, then the key's type.
+
+    Never compares values, which may not be orderable: ``{1: "a", "1": None}`` has two keys
+    that JSON writes the same way.
+    """
+    key = item[0]
+    return str(key), type(key).__qualname__
 
 
 def _canonical_other(value: Any) -> Hashable:
@@ -65,7 +76,7 @@ def _canonical_other(value: Any) -> Hashable:
     if isinstance(value, Decimal):
         return _NAN if value.is_nan() else value
     if isinstance(value, str):
-        return str(value)
+        return str.__str__(value)  # a str Enum's text is its value, as JSON writes it
     if isinstance(value, set | frozenset):
         return ("s", frozenset(canonical(v) for v in value))
     if isinstance(value, bytes | bytearray):

@@ -32,6 +32,11 @@ class TrajectoryMismatch(AssertionError):
     def __str__(self) -> str:
         return render_text(self.report, verbose=self.verbose)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # ``args`` holds only the comment, which ``__init__`` cannot be called with: without this,
+        # copy.copy() and pickling (process pools, multiprocessing) fail with a TypeError.
+        return type(self), (self.report, self.result), {"verbose": self.verbose}
+
 
 def assert_trajectory(
     outputs: Any,

@@ -29,6 +29,13 @@ def _steps(value: Any, side: str) -> list[Any]:
     steps = value["steps"]
     if not isinstance(steps, list):
         raise ValueError(f"{side}['steps'] must be a list of node-name lists")
+    for number, invocation in enumerate(steps):
+        if not isinstance(invocation, list | tuple):
+            # e.g. ``"steps": ["__start__", "agent"]``: the per-invocation list was left out
+            raise ValueError(
+                f"{side}['steps'][{number}] must be a list of node names (one list per "
+                f"invocation), got {invocation!r:.80}"
+            )
     return steps
 
 

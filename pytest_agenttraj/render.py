@@ -112,7 +112,12 @@ def _cell_text(message: Message | None) -> str:
     if message is None:
         return "-"
     if message.tool_calls:
-        body = ", ".join(call_text(c, 10_000) for c in message.tool_calls)
+        # Whole values: the row is clipped around the first difference, which may lie past
+        # where ``call_text`` would cut a long value.
+        body = ", ".join(
+            f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.args.items())})"
+            for c in message.tool_calls
+        )
         text = f"{message.role} -> {body}"
     else:
         text = f"{message.role}: {message.text}"

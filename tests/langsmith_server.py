@@ -425,7 +425,9 @@ class FakeLangSmith:
 
     def endpoints(self) -> list[str]:
         """``"METHOD /path"`` of every request, ids replaced by ``{id}``."""
-        id_re = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+        id_re = re.compile(
+            r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+        )
         return [f"{r.method} {id_re.sub('{id}', r.path)}" for r in self.requests]
 
     @property

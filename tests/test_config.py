@@ -176,7 +176,7 @@ def test_defaults() -> None:
 
 def test_factories_take_keyword_arguments_only() -> None:
     with pytest.raises(TypeError):
-        create_trajectory_match_evaluator("strict")  # type: ignore[misc]
+        create_trajectory_match_evaluator("strict")  # type: ignore[call-arg]
 
 
 def test_validation_happens_at_build_time_not_call_time() -> None:

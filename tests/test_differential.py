@@ -226,7 +226,10 @@ def perturbed(draw: st.DrawFn, spec: Spec) -> Spec:
             else:
                 key = draw(st.sampled_from(sorted(args)))
                 if key == "opts" and isinstance(args[key], dict):
-                    args[key] = {**args[key], draw(st.sampled_from(NESTED_KEYS)): draw(scalar_values)}
+                    args[key] = {
+                        **args[key],
+                        draw(st.sampled_from(NESTED_KEYS)): draw(scalar_values),
+                    }
                 else:
                     args[key] = draw(scalar_values)
             new_calls = list(spec[i].calls)
@@ -256,7 +259,11 @@ class Plan:
     no_calls: str  # "absent" | "empty" | "none": how an OpenAI assistant says "no tool calls"
 
 
-FORMAT_CHOICES = {"openai": ("oa_str", "oa_dict"), "langchain": ("lc",), "mixed": ("oa_str", "oa_dict", "lc")}
+FORMAT_CHOICES = {
+    "openai": ("oa_str", "oa_dict"),
+    "langchain": ("lc",),
+    "mixed": ("oa_str", "oa_dict", "lc"),
+}
 
 
 def plans(kind: str) -> st.SearchStrategy[Plan]:
@@ -358,9 +365,7 @@ def _path(args: Any, path: str) -> Any:
     return args
 
 
-def args_related(
-    rule: Override, out: dict[str, Any], ref: dict[str, Any], eq: Eq
-) -> bool:
+def args_related(rule: Override, out: dict[str, Any], ref: dict[str, Any], eq: Eq) -> bool:
     """Whether output args match reference args under one rule (mode, key list or callable)."""
     if callable(rule):
         return bool(rule(out, ref))
@@ -386,7 +391,9 @@ def related(
     return args_related(rule, out.args, ref.args, eq)
 
 
-def injection_exists(small: Sequence[Any], big: Sequence[Any], rel: Callable[[Any, Any], bool]) -> bool:
+def injection_exists(
+    small: Sequence[Any], big: Sequence[Any], rel: Callable[[Any, Any], bool]
+) -> bool:
     """Whether every item of ``small`` pairs with a distinct item of ``big`` (by permutations)."""
     if len(small) > len(big):
         return False
@@ -497,7 +504,9 @@ def check_agreement(
     # (b) openevals matched only because it takes True for 1 (and False for 0).
     assert has_bool(out_spec) or has_bool(ref_spec), context
     out_d, ref_d = debool(out_spec), debool(ref_spec)
-    theirs_d, ours_d = _scores(render(out_d, out_plan), render(ref_d, ref_plan), mode, args_mode, overrides)
+    theirs_d, ours_d = _scores(
+        render(out_d, out_plan), render(ref_d, ref_plan), mode, args_mode, overrides
+    )
     assert theirs_d["key"] == ours_d["key"], context
     if ours_d["score"] != theirs_d["score"]:
         assert ours_d["score"], context
@@ -594,63 +603,47 @@ def test_true_is_not_one_here() -> None:
     outputs = [_assistant(("search", {"n": True}))]
     reference = [_assistant(("search", {"n": 1}))]
     assert oe_create()(outputs=outputs, reference_outputs=reference)["score"] is True
-    assert create_trajectory_match_evaluator()(outputs=outputs, reference_outputs=reference)[
-        "score"
-    ] is False
+    assert (
+        create_trajectory_match_evaluator()(outputs=outputs, reference_outputs=reference)["score"]
+        is False
+    )
 
 
 # ---------------------------------------------------------------- the seed example
 
 
-def _weather_trajectory(location_code: str, *, as_reference: bool) -> list[dict[str, Any]]:
-    """The weather agent: look up the city's location code, then get that location's weather."""
-    suffix = "ref" if as_reference else "run"
+def _agent_run() -> list[BaseMessage]:
+    """What the weather agent returned: LangChain messages with its own ids and wording."""
     return [
-        {"role": "user", "content": "苏州的天气怎么样？"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {
-                    "id": f"call_1_{suffix}",
-                    "type": "function",
-                    "function": {
-                        "name": "look_up_location_code",
-                        "arguments": json.dumps({"city": "苏州"}, ensure_ascii=as_reference),
-                    },
-                }
+        HumanMessage(content="What's the weather in 苏州?", id="m1"),
+        AIMessage(
+            content="",
+            tool_calls=[{"name": "look_up_location_code", "args": {"city": "苏州"}, "id": "t1"}],
+            id="m2",
+        ),
+        ToolMessage(content="location-123", tool_call_id="t1", id="m3"),
+        AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "get_weather", "args": {"location_code": "location-123"}, "id": "t2"}
             ],
-        },
-        {"role": "tool", "content": "location-123", "tool_call_id": f"call_1_{suffix}"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {
-                    "id": f"call_2_{suffix}",
-                    "type": "function",
-                    "function": {
-                        "name": "get_weather",
-                        "arguments": json.dumps({"location_code": location_code}),
-                    },
-                }
-            ],
-        },
-        {"role": "tool", "content": "sunny, 22°C", "tool_call_id": f"call_2_{suffix}"},
-        {
-            "role": "assistant",
-            "content": "苏州今天晴，22°C。" if as_reference else "It is sunny in Suzhou, 22°C.",
-        },
+            id="m4",
+        ),
+        ToolMessage(content="Sunny, 22°C", tool_call_id="t2", id="m5"),
+        AIMessage(content="In 苏州 it is sunny and 22°C.", id="m6"),
     ]
 
 
-def test_seed_weather_agent_matches_in_strict_mode() -> None:
-    outputs = _weather_trajectory("location-123", as_reference=False)
-    reference = _weather_trajectory("location-123", as_reference=True)
+def _both(outputs: Any, reference: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     theirs = oe_create(trajectory_match_mode="strict")(outputs=outputs, reference_outputs=reference)
     ours = create_trajectory_match_evaluator(trajectory_match_mode="strict")(
         outputs=outputs, reference_outputs=reference
     )
+    return dict(theirs), dict(ours)
+
+
+def test_seed_weather_agent_matches_in_strict_mode(seed_reference: list[dict[str, Any]]) -> None:
+    theirs, ours = _both({"messages": _agent_run()}, seed_reference)
     assert theirs["score"] is True
     assert ours == {
         "key": "trajectory_strict_match",
@@ -660,13 +653,13 @@ def test_seed_weather_agent_matches_in_strict_mode() -> None:
     }
 
 
-def test_seed_weather_agent_wrong_location_code_fails() -> None:
-    outputs = _weather_trajectory("location-123", as_reference=False)
-    reference = _weather_trajectory("location-999", as_reference=True)
-    theirs = oe_create(trajectory_match_mode="strict")(outputs=outputs, reference_outputs=reference)
-    ours = create_trajectory_match_evaluator(trajectory_match_mode="strict")(
-        outputs=outputs, reference_outputs=reference
+def test_seed_weather_agent_wrong_location_code_fails(
+    seed_reference: list[dict[str, Any]],
+) -> None:
+    seed_reference[3]["tool_calls"][0]["function"]["arguments"] = json.dumps(
+        {"location_code": "location-999"}
     )
+    theirs, ours = _both({"messages": _agent_run()}, seed_reference)
     assert theirs["score"] is False
     assert ours["key"] == theirs["key"] == "trajectory_strict_match"
     assert ours["score"] is False
@@ -675,3 +668,4 @@ def test_seed_weather_agent_wrong_location_code_fails() -> None:
     assert "get_weather" in comment
     assert "location_code" in comment
     assert "location-999" in comment
+    assert "look_up_location_code" not in comment  # the first call matched

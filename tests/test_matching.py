@@ -406,6 +406,19 @@ def test_second_unpaired_call_does_not_claim_the_tool_is_absent() -> None:
     assert "the reference has no call to 'f'" not in report.problems[1].text
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="matching._unexpected_text/_missing_text: in strict mode only the same message is "
+    "searched, yet the text says the whole reference (output) has no call to the tool",
+)
+def test_strict_unpaired_call_text_does_not_deny_calls_in_other_messages() -> None:
+    output = [user(), ai(call("g")), tool(), ai(call("f")), tool()]
+    reference = [user(), ai(call("f")), tool(), ai(call("g")), tool()]
+    report = match(output, reference)
+    assert "the reference has no call to 'g'" not in report.problems[0].text
+    assert "the output has no call to 'f'" not in report.problems[1].text
+
+
 def test_subset_output_may_do_less() -> None:
     output = [user(), ai(call("g", n=1)), tool(), final()]
     reference = [user(), ai(call("f", n=1)), tool(), ai(call("g", n=1)), tool(), final()]
@@ -496,7 +509,7 @@ def test_optimal_pairing_with_superset_args(mode: str) -> None:
 
 def test_optimal_pairing_with_a_callable_override() -> None:
     def close_enough(out: dict[str, Any], ref: dict[str, Any]) -> bool:
-        return abs(out["t"] - ref["t"]) <= 1
+        return bool(abs(out["t"] - ref["t"]) <= 1)
 
     output = [user(), ai(call("f", t=1), call("f", t=2))]
     reference = [user(), ai(call("f", t=2), call("f", t=0))]
@@ -587,7 +600,7 @@ def test_override_callable_receives_output_args_then_reference_args() -> None:
 
     def matcher(output_args: dict[str, Any], reference_args: dict[str, Any]) -> bool:
         seen.append((output_args, reference_args))
-        return output_args["city"].lower() == reference_args["city"].lower()
+        return bool(output_args["city"].lower() == reference_args["city"].lower())
 
     output = [user(), ai(call("f", city="sf", side="output"))]
     reference = [user(), ai(call("f", city="SF", side="reference"))]

@@ -546,7 +546,7 @@ def test_tool_call_ids_are_ignored_when_matching() -> None:
         {"role": "tool", "content": "r"},
     ]
     for mode in ("strict", "unordered", "subset", "superset"):
-        evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)  # type: ignore[arg-type]
+        evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)
         assert evaluator(outputs=output, reference_outputs=reference)["score"] is True, mode
 
 

@@ -84,10 +84,12 @@ def test_assert_trajectory_failure_shows_mode_problem_and_aligned_view(
             assert_trajectory(out, reference, mode="unordered")
             """,
             [
-                "E         1. message 3: unexpected tool call get_forecast(location_code='location-123');"
-                " the reference has no call to 'get_forecast'",
-                "E         2. reference message 3: tool call get_weather(location_code='location-123')"
-                " is missing; the output has no call to 'get_weather'",
+                "E         1. message 3: unexpected tool call "
+                "get_forecast(location_code='location-123'); "
+                "the reference has no call to 'get_forecast'",
+                "E         2. reference message 3: tool call "
+                "get_weather(location_code='location-123') "
+                "is missing; the output has no call to 'get_weather'",
             ],
             id="unordered-unpaired",
         ),
@@ -99,8 +101,9 @@ def test_assert_trajectory_failure_shows_mode_problem_and_aligned_view(
             assert_trajectory(out, reference, mode="subset")
             """,
             [
-                "E         1. message 3: unexpected tool call get_weather(location_code='location-123');"
-                " every reference call to 'get_weather' already pairs with another call",
+                "E         1. message 3: unexpected tool call "
+                "get_weather(location_code='location-123'); "
+                "every reference call to 'get_weather' already pairs with another call",
                 "E              closest reference call: reference message 3 "
                 "get_weather(location_code='location-123'), already paired with another call",
             ],
@@ -162,9 +165,7 @@ def test_long_trajectories_are_shortened_unless_vv(project: pytest.Pytester) -> 
         """
     )
     short = project.runpytest()
-    short.stdout.fnmatch_lines(
-        ["E *... 29 matching rows ...", "E *!  31  31  *"]
-    )
+    short.stdout.fnmatch_lines(["E *... 29 matching rows ...", "E *!  31  31  *"])
     assert "  0   0  user: go" not in short.stdout.str()
     whole = project.runpytest("-vv")
     whole.stdout.fnmatch_lines(["E *  0   0  user: go*", "E *!  31  31  *"])
@@ -177,7 +178,9 @@ def test_asserting_an_evaluator_score_shows_the_diff_section(project: pytest.Pyt
         from conftest import with_code
 
         def test_weather(reference, trajectory_evaluator):
-            result = trajectory_evaluator(outputs=with_code("location-999"), reference_outputs=reference)
+            result = trajectory_evaluator(
+                outputs=with_code("location-999"), reference_outputs=reference
+            )
             assert result["score"]
         """
     )

@@ -1,0 +1,101 @@
+"""The plugin's own hooks, implemented by a conftest as a user would."""
+
+from __future__ import annotations
+
+import pytest
+
+HOOK_CONFTEST = """
+
+SEEN = []
+
+def pytest_agenttraj_evaluated(item, result, record, evaluation):
+    print(f"EVALUATED {item.name} {result['key']} {result['score']} {record['index']} "
+          f"{record['origin']} {record['phase']} {evaluation.report is not None}")
+
+def pytest_agenttraj_record(config, record):
+    print(f"RECORD {record['nodeid'].split('::')[1]} {record['key']} {record['passed']}")
+"""
+
+
+def test_every_evaluation_reaches_both_hooks(project: pytest.Pytester) -> None:
+    from tests.plugin.conftest import PROJECT_CONFTEST
+
+    project.makeconftest(PROJECT_CONFTEST + HOOK_CONFTEST)
+    project.makepyfile(
+        """
+        import pytest
+        from pytest_agenttraj import (assert_trajectory, create_trajectory_match_evaluator,
+                                      exact_match, graph_trajectory_strict_match)
+
+        @pytest.fixture
+        def evaluated_in_setup(reference):
+            return create_trajectory_match_evaluator()(outputs=reference,
+                                                        reference_outputs=reference)
+
+        def test_many(reference, trajectory_evaluator, evaluated_in_setup):
+            trajectory_evaluator(outputs=reference, reference_outputs=reference)
+            trajectory_evaluator(outputs=reference[:2], reference_outputs=reference)
+            assert_trajectory(reference, reference)
+            exact_match(outputs={"a": 1}, reference_outputs={"a": 1})
+            graph_trajectory_strict_match(outputs={"steps": [["a"]]},
+                                          reference_outputs={"steps": [["b"]]})
+        """
+    )
+    result = project.runpytest("-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*EVALUATED test_many trajectory_strict_match True 0 evaluator setup True",
+            "*EVALUATED test_many trajectory_strict_match True 1 trajectory_evaluator call True",
+            "*EVALUATED test_many trajectory_strict_match False 2 trajectory_evaluator call True",
+            "*EVALUATED test_many trajectory_strict_match True 3 assert_trajectory call True",
+            "*EVALUATED test_many exact_match True 0 exact_match call False",
+            "*EVALUATED test_many graph_trajectory_strict_match False 0 "
+            "graph_trajectory_strict_match call False",
+        ]
+    )
+    records = [line[line.index("RECORD") :] for line in result.outlines if "RECORD" in line]
+    assert records == [
+        "RECORD test_many trajectory_strict_match True",
+        "RECORD test_many trajectory_strict_match True",
+        "RECORD test_many trajectory_strict_match False",
+        "RECORD test_many trajectory_strict_match True",
+        "RECORD test_many exact_match True",
+        "RECORD test_many graph_trajectory_strict_match False",
+    ]
+
+
+def test_records_reach_the_controller_once_under_xdist(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        import json, os
+
+        def pytest_agenttraj_record(config, record):
+            assert not hasattr(config, "workerinput"), "records belong to the controller"
+            with open("records.jsonl", "a") as stream:
+                stream.write(json.dumps(record) + "\\n")
+        """
+    )
+    project.makepyfile(
+        """
+        import pytest
+        from pytest_agenttraj import exact_match
+
+        @pytest.mark.parametrize("n", range(6))
+        def test_n(n):
+            for _ in range(n % 3):
+                exact_match(outputs=n, reference_outputs=n)
+        """
+    )
+    result = project.runpytest("-n", "2")
+    result.assert_outcomes(passed=6)
+    import json
+
+    lines = (project.path / "records.jsonl").read_text().splitlines()
+    seen = sorted((json.loads(x)["nodeid"], json.loads(x)["index"]) for x in lines)
+    expected = sorted(
+        (f"test_records_reach_the_controller_once_under_xdist.py::test_n[{n}]", i)
+        for n in range(6)
+        for i in range(n % 3)
+    )
+    assert seen == expected

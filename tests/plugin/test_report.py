@@ -1,0 +1,137 @@
+"""The JSON report (--trajectory-report) and its equality under pytest-xdist."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = """
+import pytest
+from pytest_agenttraj import assert_trajectory, exact_match
+from conftest import with_code
+
+@pytest.mark.parametrize("code", ["location-123", "location-999"])
+def test_weather(reference, trajectory_evaluator, code):
+    trajectory_evaluator(outputs=with_code(code), reference_outputs=reference)
+    trajectory_evaluator(outputs=reference, reference_outputs=reference)
+
+@pytest.mark.trajectory(mode="superset", tool_args="ignore")
+def test_assert(reference):
+    assert_trajectory(with_code("location-999"), reference)
+
+def test_fails(reference):
+    assert_trajectory(with_code("location-999"), reference)
+
+@pytest.mark.parametrize("n", range(8))
+def test_exact(n):
+    exact_match(outputs=n, reference_outputs=n % 3)
+"""
+
+
+def _load(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> None:
+    project.makepyfile(TESTS)
+    result = project.runpytest("--trajectory-report=out/report.json", *plugin_args)
+    result.assert_outcomes(passed=11, failed=1)
+    result.stdout.fnmatch_lines(["agenttraj: trajectory report written to */out/report.json"])
+    document = _load(project.path / "out" / "report.json")
+    assert document["version"] == 1
+    assert document["settings"] == {"mode": "strict", "tool_args": "exact", "overrides": None}
+    assert document["summary"] == {
+        "evaluations": 14,
+        "passed": 7,
+        "failed": 7,
+        "tests": 12,
+        "by_key": {
+            "exact_match": {"passed": 3, "failed": 5},
+            "trajectory_strict_match": {"passed": 3, "failed": 2},
+            "trajectory_superset_match": {"passed": 1, "failed": 0},
+        },
+    }
+    first = document["results"][0]
+    required = {"nodeid", "key", "score", "passed", "comment", "mode", "tool_args_mode"}
+    assert required | {"duration_s", "index"} <= set(first)
+    failing = [r for r in document["results"] if r["nodeid"].endswith("test_fails")]
+    assert failing == [
+        {
+            "nodeid": "test_report_document.py::test_fails",
+            "key": "trajectory_strict_match",
+            "index": 0,
+            "score": False,
+            "passed": False,
+            "comment": failing[0]["comment"],
+            "mode": "strict",
+            "tool_args_mode": "exact",
+            "duration_s": failing[0]["duration_s"],
+            "origin": "assert_trajectory",
+            "phase": "call",
+            "test_outcome": "failed",
+            "diff": failing[0]["diff"],
+        }
+    ]
+    assert "location_code expected 'location-123', got 'location-999'" in failing[0]["comment"]
+    assert "+ location_code: 'location-999'" in failing[0]["diff"]
+    indices = [r["index"] for r in document["results"] if r["nodeid"].endswith("[location-999]")]
+    assert indices == [0, 1]
+
+
+def _comparable(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {k: v for k, v in record.items() if k != "duration_s"} for record in document["results"]
+    ]
+
+
+def test_xdist_report_equals_serial_report(project: pytest.Pytester) -> None:
+    project.makepyfile(TESTS)
+    project.runpytest("--trajectory-report=serial.json").assert_outcomes(passed=11, failed=1)
+    project.runpytest("--trajectory-report=xdist.json", "-n", "2").assert_outcomes(
+        passed=11, failed=1
+    )
+    serial, xdist = _load(project.path / "serial.json"), _load(project.path / "xdist.json")
+    assert len(serial["results"]) == 14
+    assert _comparable(serial) == _comparable(xdist)
+    assert serial["summary"] == xdist["summary"]
+
+
+def test_report_is_replaced_atomically(project: pytest.Pytester) -> None:
+    project.makepyfile(TESTS)
+    target = project.path / "report.json"
+    target.write_text("old", encoding="utf-8")
+    project.runpytest(f"--trajectory-report={target}")
+    assert _load(target)["version"] == 1
+    leftovers = [p.name for p in project.path.iterdir() if p.name.startswith(".report.json")]
+    assert leftovers == []
+
+
+def test_unwritable_report_is_reported_without_changing_outcomes(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        "from pytest_agenttraj import exact_match\n"
+        "def test_x():\n    exact_match(outputs=1, reference_outputs=1)\n"
+    )
+    blocker = project.path / "blocker"
+    blocker.write_text("a file, not a folder", encoding="utf-8")
+    result = project.runpytest(f"--trajectory-report={blocker}/report.json")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["agenttraj: could not write the trajectory report to *"])
+
+
+def test_write_atomically_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
+    from pytest_agenttraj._report_file import write_atomically
+
+    target = tmp_path / "report.json"
+    target.write_text("old", encoding="utf-8")
+
+    with pytest.raises(TypeError):
+        write_atomically(target, 42)  # type: ignore[arg-type]
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]

@@ -1,0 +1,79 @@
+"""Importing the package, or the pytest plugin pytest loads in every run, stays light.
+
+Each check runs in a fresh interpreter: this test session has long imported everything.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals")
+
+
+def loaded_after(code: str) -> list[str]:
+    """The modules of ``HEAVY`` (and pytest) that are in ``sys.modules`` after running ``code``."""
+    script = textwrap.dedent(code) + textwrap.dedent(
+        f"""
+        import sys
+        watched = {(*HEAVY, "pytest")!r}
+        print(",".join(name for name in watched if name in sys.modules))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    last = completed.stdout.strip().splitlines()[-1] if completed.stdout.strip() else ""
+    return [name for name in last.split(",") if name]
+
+
+def test_import_package_leaves_heavy_modules_out() -> None:
+    loaded = loaded_after("import pytest_agenttraj")
+    assert [name for name in loaded if name in HEAVY] == []
+
+
+def test_import_package_does_not_import_pytest() -> None:
+    # the library works outside pytest (openevals users switch by changing an import)
+    assert "pytest" not in loaded_after("import pytest_agenttraj")
+
+
+def test_import_plugin_leaves_heavy_modules_out() -> None:
+    loaded = loaded_after("import pytest_agenttraj.plugin")
+    assert [name for name in loaded if name in HEAVY] == []
+
+
+def test_evaluating_and_rendering_dicts_leaves_heavy_modules_out() -> None:
+    loaded = loaded_after(
+        """
+        from pytest_agenttraj import (
+            TrajectoryMismatch,
+            assert_trajectory,
+            create_trajectory_match_evaluator,
+            exact_match,
+            graph_trajectory_strict_match,
+        )
+
+        reference = [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]},
+        ]
+        output = [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "tool_calls": [{"name": "f", "args": {"a": 1}}]},
+        ]
+        evaluator = create_trajectory_match_evaluator(trajectory_match_mode="superset")
+        assert evaluator(outputs=output, reference_outputs=reference)["score"] is False
+        try:
+            assert_trajectory(output, reference)
+        except TrajectoryMismatch as error:
+            assert "a: 1" in str(error)
+        else:
+            raise SystemExit("expected a mismatch")
+        assert exact_match(outputs={"a": 1}, reference_outputs={"a": 1})["score"]
+        steps = {"inputs": [], "results": [], "steps": [["a"]]}
+        assert graph_trajectory_strict_match(outputs=steps, reference_outputs=steps)["score"]
+        """
+    )
+    assert [name for name in loaded if name in HEAVY] == []

@@ -1,0 +1,388 @@
+"""``render_report``: a match report as text, checked line by line against the expected output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
+from pytest_agenttraj.config import make_config
+from pytest_agenttraj.render import render_report, render_text
+
+
+def user(text: str = "q") -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def ai(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"name": name, "args": args} for name, args in calls],
+    }
+
+
+def tool(content: str = "r") -> dict[str, Any]:
+    return {"role": "tool", "content": content}
+
+
+def final(text: str = "done") -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def report_for(
+    output: Any,
+    reference: Any,
+    mode: str = "strict",
+    args: str = "exact",
+    overrides: dict[str, Any] | None = None,
+) -> MatchReport:
+    return match_trajectories(
+        to_trajectory(output), to_trajectory(reference), make_config(mode, args, overrides)
+    )
+
+
+def weather(code: str) -> list[dict[str, Any]]:
+    return [
+        user("What's the weather in Suzhou?"),
+        ai(("look_up_location_code", {"city": "Suzhou"})),
+        tool("location-123"),
+        ai(("get_weather", {"location_code": code})),
+        tool("Sunny"),
+        final("Sunny."),
+    ]
+
+
+def test_matched_report_is_one_line() -> None:
+    report = report_for(weather("location-123"), weather("location-123"), "unordered", "ignore")
+    assert render_report(report) == [
+        "Trajectory matches the reference (unordered mode, ignore args)."
+    ]
+
+
+def test_args_mismatch_shows_per_key_lines_and_the_aligned_view() -> None:
+    report = report_for(weather("location-999"), weather("location-123"))
+    assert render_report(report) == [
+        "Trajectory does not match the reference (strict mode, exact args): 1 problem",
+        "  1. message 3: tool call 'get_weather' args differ (exact)",
+        "       - location_code: 'location-123'",
+        "       + location_code: 'location-999'",
+        "",
+        "output vs reference, rows marked ! differ:",
+        "     out ref  output                                       reference",
+        "      0   0  user: What's the weather in Suzhou?          =",
+        "      1   1  assistant -> look_up_location_code(city=...  =",
+        "      2   2  tool: location-123                           =",
+        "  !   3   3  ...(location_code='location-999')            "
+        "...(location_code='location-123')",
+        "      4   4  tool: Sunny                                  =",
+        "      5   5  assistant: Sunny.                            =",
+    ]
+
+
+def test_header_names_mode_args_and_overrides() -> None:
+    report = report_for(
+        weather("location-999"),
+        weather("location-123"),
+        "superset",
+        "subset",
+        {"get_weather": ["location_code"], "look_up_location_code": "ignore"},
+    )
+    lines = render_report(report)
+    assert lines[:4] == [
+        "Trajectory does not match the reference (superset mode, subset args, overrides "
+        "{get_weather: keys [location_code], look_up_location_code: ignore}): 1 problem",
+        "  1. message 3: tool call 'get_weather' args differ (keys [location_code])",
+        "       - location_code: 'location-123'",
+        "       + location_code: 'location-999'",
+    ]
+    assert lines[5] == (
+        "output vs reference, rows marked ! differ (superset mode compares tool calls, "
+        "not message positions):"
+    )
+
+
+def test_nested_keys_by_dotted_path_and_missing_or_extra_keys() -> None:
+    output = [user(), ai(("f", {"opts": {"unit": "C", "days": {"to": 3}}, "extra": 1}))]
+    reference = [user(), ai(("f", {"opts": {"unit": "F", "days": {"to": 5}}, "q": "x"}))]
+    lines = render_report(report_for(output, reference))
+    assert lines[:10] == [
+        "Trajectory does not match the reference (strict mode, exact args): 1 problem",
+        "  1. message 1: tool call 'f' args differ (exact)",
+        "       - opts.unit: 'F'",
+        "       + opts.unit: 'C'",
+        "       - opts.days.to: 5",
+        "       + opts.days.to: 3",
+        "       - q: 'x'",
+        "         (q is missing from the output)",
+        "       + extra: 1",
+        "         (extra is not in the reference)",
+    ]
+
+
+def test_key_list_path_missing_on_both_sides() -> None:
+    same = [user(), ai(("f", {"a": 1}))]
+    report = report_for(same, same, overrides={"f": ["filters.city"]})
+    assert render_report(report)[1:3] == [
+        "  1. message 1: tool call 'f' args differ (keys [filters.city])",
+        "         filters.city: missing on both sides",
+    ]
+
+
+def test_callable_rejection_says_so() -> None:
+    def same_city(output_args: dict[str, Any], reference_args: dict[str, Any]) -> bool:
+        return False
+
+    same = [user(), ai(("f", {"a": 1}))]
+    report = report_for(same, same, overrides={"f": same_city})
+    assert render_report(report)[1:3] == [
+        "  1. message 1: tool call 'f' args differ (callable same_city)",
+        "       the callable same_city override returned False",
+    ]
+
+
+def test_unpaired_output_call_with_closest_reference_candidate() -> None:
+    output = [user(), ai(("f", {"x": 1}), ("f", {"x": 1}))]
+    reference = [user(), ai(("f", {"x": 1}))]
+    assert render_report(report_for(output, reference, "unordered")) == [
+        "Trajectory does not match the reference (unordered mode, exact args): 1 problem",
+        "  1. message 1: unexpected tool call f(x=1); every reference call to 'f' already pairs "
+        "with another call",
+        "       closest reference call: reference message 1 f(x=1), already paired with another "
+        "call",
+        "",
+        "output vs reference, rows marked ! differ (unordered mode compares tool calls, not "
+        "message positions):",
+        "     out ref  output                                       reference",
+        "      0   0  user: q                                      =",
+        "  !   1   1  assistant -> f(x=1), f(x=1)                  assistant -> f(x=1)",
+    ]
+
+
+def test_missing_reference_call_with_closest_output_candidate() -> None:
+    output = [user(), ai(("f", {"x": 1}))]
+    reference = [user(), ai(("f", {"x": 1})), tool(), ai(("f", {"x": 2}))]
+    assert render_report(report_for(output, reference, "unordered"))[1:5] == [
+        "  1. reference message 3: tool call f(x=2) is missing; every output call to 'f' already "
+        "pairs with another call",
+        "       closest output call: message 1 f(x=1), already paired with another call",
+        "       - x: 2",
+        "       + x: 1",
+    ]
+
+
+def test_unpaired_call_without_candidate() -> None:
+    report = report_for([user(), ai(("g", {"q": "x"}))], [user(), ai(("f", {}))], "superset")
+    assert render_report(report)[:2] == [
+        "Trajectory does not match the reference (superset mode, exact args): 1 problem",
+        "  1. reference message 1: tool call f() is missing; the output has no call to 'f'",
+    ]
+
+
+def test_missing_messages_are_dash_rows_marked() -> None:
+    lines = render_report(
+        report_for([user(), final()], [user(), ai(("f", {"x": 1})), tool(), final()])
+    )
+    assert lines == [
+        "Trajectory does not match the reference (strict mode, exact args): 3 problems",
+        "  1. expected 4 messages, got 2",
+        "  2. reference message 1 (assistant calling [f]) is missing from the output",
+        "  3. reference message 2 (tool: 'r') is missing from the output",
+        "",
+        "output vs reference, rows marked ! differ:",
+        "     out ref  output                                       reference",
+        "      0   0  user: q                                      =",
+        "  !   -   1  -                                            assistant -> f(x=1)",
+        "  !   -   2  -                                            tool: r",
+        "      1   3  assistant: done                              =",
+    ]
+
+
+def test_extra_message_row() -> None:
+    output = [user(), ai(("f", {"x": 1})), tool(), tool("dup"), final()]
+    reference = [user(), ai(("f", {"x": 1})), tool(), final()]
+    assert render_report(report_for(output, reference))[-5:] == [
+        "      0   0  user: q                                      =",
+        "      1   1  assistant -> f(x=1)                          =",
+        "      2   2  tool: r                                      =",
+        "  !   3   -  tool: dup                                    -",
+        "      4   3  assistant: done                              =",
+    ]
+
+
+def test_role_mismatch_row() -> None:
+    report = report_for([user(), final("hi"), tool()], [user(), tool(), final("hi")])
+    assert render_report(report)[-3:] == [
+        "      0   0  user: q                                      =",
+        "  !   1   1  assistant: hi                                tool: r",
+        "  !   2   2  tool: r                                      assistant: hi",
+    ]
+
+
+def test_langchain_messages_and_wide_characters_line_up() -> None:
+    output = [
+        HumanMessage("苏州的天气?"),
+        AIMessage("", tool_calls=[{"name": "look_up", "args": {"city": "苏州"}, "id": "1"}]),
+        ToolMessage("location-123", tool_call_id="1"),
+    ]
+    reference = [user("苏州的天气?"), ai(("look_up", {"city": "苏州市"})), tool("location-123")]
+    lines = render_report(report_for(output, reference))
+    assert lines[1:4] == [
+        "  1. message 1: tool call 'look_up' args differ (exact)",
+        "       - city: '苏州市'",
+        "       + city: '苏州'",
+    ]
+    # the reference column starts at the same terminal column on every row (CJK is 2 wide)
+    assert lines[-3:] == [
+        "      0   0  user: 苏州的天气?                            =",
+        "  !   1   1  assistant -> look_up(city='苏州')            "
+        "assistant -> look_up(city='苏州市')",
+        "      2   2  tool: location-123                           =",
+    ]
+
+
+def test_a_difference_past_the_column_width_is_shown() -> None:
+    output = [user(), ai(("f", {"q": "x" * 100}))]
+    reference = [user(), ai(("f", {"q": "x" * 99 + "y"}))]
+    lines = render_report(report_for(output, reference))
+    value = "'" + "x" * 56 + "..."
+    assert lines[1:4] == [
+        "  1. message 1: tool call 'f' args differ (exact)",
+        f"       - q: {value}",
+        f"       + q: {value}",
+    ]
+    row = lines[-1]
+    assert row.startswith("  !   1   1  ...")
+    assert row.endswith("xxx')              ..." + "x" * 25 + "y')")
+    full = render_report(report_for(output, reference), verbose=2)
+    assert full[2] == "       - q: '" + "x" * 99 + "y'"
+    assert full[3] == "       + q: '" + "x" * 100 + "'"
+
+
+def _long_pair() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    reference: list[dict[str, Any]] = [user()]
+    for i in range(15):
+        reference += [ai(("step", {"i": i})), tool(f"r{i}")]
+    reference.append(final())
+    output = list(reference)
+    output[15] = ai(("step", {"i": 99}))
+    return output, reference
+
+
+def test_long_trajectories_are_shortened_around_the_problems() -> None:
+    output, reference = _long_pair()
+    lines = render_report(report_for(output, reference))
+    assert lines == [
+        "Trajectory does not match the reference (strict mode, exact args): 1 problem",
+        "  1. message 15: tool call 'step' args differ (exact)",
+        "       - i: 7",
+        "       + i: 99",
+        "",
+        "output vs reference, rows marked ! differ:",
+        "     out ref  output                                       reference",
+        "     ... 13 matching rows ...",
+        "     13  13  assistant -> step(i=6)                       =",
+        "     14  14  tool: r6                                     =",
+        "  !  15  15  assistant -> step(i=99)                      assistant -> step(i=7)",
+        "     16  16  tool: r7                                     =",
+        "     17  17  assistant -> step(i=8)                       =",
+        "     ... 14 more rows ...",
+    ]
+
+
+def test_verbose_2_shows_the_whole_trajectory() -> None:
+    output, reference = _long_pair()
+    lines = render_report(report_for(output, reference), verbose=2)
+    rows = lines[7:]
+    assert len(rows) == 32
+    assert not any("..." in line for line in rows)
+    assert rows[0] == "      0   0  user: q                                      ="
+    assert (
+        rows[15]
+        == "  !  15  15  assistant -> step(i=99)                      assistant -> step(i=7)"
+    )
+    assert rows[31] == "     31  31  assistant: done                              ="
+    assert render_report(report_for(output, reference), verbose=1) == render_report(
+        report_for(output, reference)
+    )
+
+
+def test_many_problems_are_capped_unless_verbose() -> None:
+    output = [user(), ai(*((f"t{i}", {}) for i in range(12)))]
+    report = report_for(output, [user()], "subset")
+    lines = render_report(report)
+    assert (
+        lines[0] == "Trajectory does not match the reference (subset mode, exact args): 12 problems"
+    )
+    assert (
+        lines[10] == "  10. message 1: unexpected tool call t9(); the reference has no call to 't9'"
+    )
+    assert lines[11] == "  ... and 2 more problems (-vv shows all)"
+    full = render_report(report, verbose=2)
+    assert (
+        full[12]
+        == "  12. message 1: unexpected tool call t11(); the reference has no call to 't11'"
+    )
+    assert not any("more problems" in line for line in full)
+
+
+def test_markup_is_applied_by_style() -> None:
+    report = report_for(weather("location-999"), weather("location-123"))
+    lines = render_report(report, markup=lambda text, style: f"<{style}>{text}</{style}>")
+    assert lines[:4] == [
+        "<bold>Trajectory does not match the reference (strict mode, exact args): 1 problem</bold>",
+        "  1. <bad>message 3: tool call 'get_weather' args differ (exact)</bad>",
+        "       <good>- location_code: 'location-123'</good>",
+        "       <bad>+ location_code: 'location-999'</bad>",
+    ]
+    assert lines[5] == "<bold>output vs reference, rows marked ! differ:</bold>"
+    assert lines[7].startswith("<dim>      0   0  user:")
+    assert lines[10].startswith("<bad>  !   3   3")
+    matched = report_for(weather("location-123"), weather("location-123"))
+    assert render_report(matched, markup=lambda t, s: f"<{s}>{t}</{s}>") == [
+        "<good>Trajectory matches the reference (strict mode, exact args).</good>"
+    ]
+
+
+def test_render_text_joins_lines() -> None:
+    report = report_for(weather("location-999"), weather("location-123"))
+    assert render_text(report) == "\n".join(render_report(report))
+
+
+# ---------------------------------------------------------------- never raises
+
+
+class Unprintable:
+    """An object whose ``__str__`` and ``__repr__`` both raise."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no str for you")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr for you")
+
+
+def test_content_whose_str_raises_neither_breaks_matching_nor_rendering() -> None:
+    output = [user(), {"role": "assistant", "content": Unprintable()}]
+    report = report_for(output, [user()])
+    assert report.problems[1].text == (
+        "message 1 (assistant: '<unprintable Unprintable>') is not in the reference"
+    )
+    lines = render_report(report)
+    assert lines[-1] == f"  !   1   -  {'assistant: <unprintable Unprintable>':<43}  -"
+
+
+def test_a_rendering_failure_becomes_a_line() -> None:
+    # the paired call's args cannot be shown in the aligned view: the failure is a line
+    broken = Unprintable()
+    output = [user(), ai(("f", {"v": broken})), final("hi")]
+    reference = [user(), ai(("f", {"v": broken})), tool()]
+    report = report_for(output, reference)
+    assert [p.text for p in report.problems] == ["message 2: expected role 'tool', got 'assistant'"]
+    lines = render_report(report)
+    assert lines == [
+        "Trajectory does not match the reference (strict mode, exact args): message 2: expected "
+        "role 'tool', got 'assistant'.",
+        "(could not render the trajectory diff: RuntimeError: no repr for you)",
+    ]
