@@ -22,7 +22,7 @@ from .config import (
     make_config,
 )
 from .matching import MatchReport, match_trajectories
-from .normalize import to_trajectory
+from .normalize import Memo, to_trajectory
 
 __all__ = [
     "AsyncTrajectoryMatchEvaluator",
@@ -53,9 +53,10 @@ def evaluate_trajectory(
     outputs: Any, reference_outputs: Any, config: MatchConfig
 ) -> tuple[EvaluatorResult, MatchReport]:
     """Normalise both sides, match them, and build the result dict (no reporting)."""
+    memo: Memo = {}
     report = match_trajectories(
-        to_trajectory(outputs, side="outputs"),
-        to_trajectory(reference_outputs, side="reference_outputs"),
+        to_trajectory(outputs, side="outputs", memo=memo),
+        to_trajectory(reference_outputs, side="reference_outputs", memo=memo),
         config,
     )
     result: EvaluatorResult = {

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, TypedDict
 
 __all__ = [
     "ROLES",
@@ -19,17 +20,21 @@ Role = Literal["user", "assistant", "system", "developer", "tool", "function"]
 ROLES: tuple[Role, ...] = ("user", "assistant", "system", "developer", "tool", "function")
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One tool call: the tool's name and its parsed arguments; the id is kept but never matched."""
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
+
+
+class ToolCall(NamedTuple):
+    """One tool call: the tool's name and its parsed arguments; the id is kept but never matched.
+
+    Calls whose arguments came from the same JSON text in one evaluation share one parsed dict.
+    """
 
     name: str
-    args: Mapping[str, Any] = field(default_factory=dict)
+    args: Mapping[str, Any] = _NO_ARGS
     id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(NamedTuple):
     """One chat message; ``content`` is a string or a list of content blocks, as given."""
 
     role: Role

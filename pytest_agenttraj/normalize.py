@@ -46,19 +46,24 @@ _RESPONSES_TYPES = frozenset(
 )
 
 
-def to_trajectory(value: Any, *, side: str | None = None) -> Trajectory:
+Memo = dict[str, dict[str, Any]]
+"""Arguments text -> parsed dict, shared by both sides of one evaluation so that each distinct
+text is parsed once; calls whose text was identical then share one dict."""
+
+
+def to_trajectory(value: Any, *, side: str | None = None, memo: Memo | None = None) -> Trajectory:
     """Normalise ``value`` (any accepted input) into a ``Trajectory``.
 
     ``side`` ("outputs" / "reference_outputs") is named in errors so the user knows which argument
-    was wrong.
+    was wrong; ``memo`` lets the two sides of one evaluation share parsed arguments.
     """
     try:
-        return _to_trajectory(value)
+        return _to_trajectory(value, {} if memo is None else memo)
     except TrajectoryFormatError as error:
         raise error.with_side(side) if side else error from None
 
 
-def _to_trajectory(value: Any) -> Trajectory:
+def _to_trajectory(value: Any, memo: Memo) -> Trajectory:
     if isinstance(value, Trajectory):
         return value
     if value is None:
@@ -90,18 +95,23 @@ def _to_trajectory(value: Any) -> Trajectory:
         raise TrajectoryFormatError(
             f"expected a list of messages or a dict with 'messages', got {type(value).__name__}"
         )
-    return Trajectory(tuple(_messages(items)))
+    return Trajectory(tuple(_messages(items, memo)))
 
 
-def _messages(items: list[Any]) -> Iterable[Message]:
+def _messages(items: list[Any], memo: Memo) -> Iterable[Message]:
     pending: list[ToolCall] = []  # Responses function_call items waiting to become one message
     pending_text: Any = None
     for index, item in enumerate(items):
-        if isinstance(item, Mapping):
+        if type(item) is dict and "role" in item and "type" not in item:
+            if pending or pending_text is not None:
+                yield Message("assistant", pending_text or "", tuple(pending))
+                pending, pending_text = [], None
+            yield from _dict_messages(item, index, memo)  # plain chat dict: the common case
+        elif isinstance(item, Mapping):
             kind = item.get("type")
             if ("role" not in item and kind in _RESPONSES_TYPES) or kind == "message":
                 if kind in ("function_call", "custom_tool_call"):
-                    pending.append(_responses_call(item, index))
+                    pending.append(_responses_call(item, index, memo))
                     continue
                 if kind == "reasoning":
                     continue
@@ -111,7 +121,7 @@ def _messages(items: list[Any]) -> Iterable[Message]:
                 if kind in ("function_call_output", "custom_tool_call_output"):
                     yield _responses_output(item, index)
                     continue
-                message = _dict_message(item, index)
+                message = _dict_message(item, index, memo)
                 if message.role == "assistant" and not message.tool_calls:
                     pending_text = message.content  # the same model turn may go on with calls
                     continue
@@ -120,11 +130,11 @@ def _messages(items: list[Any]) -> Iterable[Message]:
             if pending or pending_text is not None:
                 yield Message("assistant", pending_text or "", tuple(pending))
                 pending, pending_text = [], None
-            yield from _dict_messages(item, index)
+            yield from _dict_messages(item, index, memo)
         elif isinstance(item, Message):
             yield item
         elif _is_langchain_message(item):
-            yield _langchain_message(item, index)
+            yield _langchain_message(item, index, memo)
         else:
             raise TrajectoryFormatError(
                 f"expected a message dict or a LangChain message, got {type(item).__name__}",
@@ -148,7 +158,7 @@ def _role(raw: Any, index: int, field: str = "role") -> Role:
     return role
 
 
-def _dict_messages(item: Mapping[str, Any], index: int) -> Iterable[Message]:
+def _dict_messages(item: Mapping[str, Any], index: int, memo: Memo) -> Iterable[Message]:
     """One chat dict: usually one message, but Anthropic tool_result blocks become tool messages."""
     content = item.get("content")
     if isinstance(content, list) and any(
@@ -169,44 +179,54 @@ def _dict_messages(item: Mapping[str, Any], index: int) -> Iterable[Message]:
         if rest:
             yield Message(role, rest, id=_opt_str(item.get("id")))
         return
-    yield _dict_message(item, index)
+    yield _dict_message(item, index, memo)
 
 
-def _dict_message(item: Mapping[str, Any], index: int) -> Message:
+def _dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
     raw_role = item.get("role")
     if raw_role is None and item.get("type") not in (None, "message"):
         raw_role = item.get("type")
-    role = _role(raw_role, index)
+    role = _ROLE_ALIASES.get(raw_role) if type(raw_role) is str else None
+    if role is None:
+        role = _role(raw_role, index)
     content = item.get("content")
     if content is None:
         content = ""
     calls: tuple[ToolCall, ...] = ()
     raw_calls = item.get("tool_calls")
-    if raw_calls is not None:
+    if raw_calls:
         if not isinstance(raw_calls, list | tuple):
             raise TrajectoryFormatError(
                 f"'tool_calls' must be a list, got {type(raw_calls).__name__}",
                 index=index,
                 field="tool_calls",
             )
-        calls = tuple(_dict_call(c, index, i) for i, c in enumerate(raw_calls))
-    if not calls and isinstance(content, list):
-        calls, content = _anthropic_tool_use(content, index)
+        calls = tuple([_dict_call(c, index, i, memo) for i, c in enumerate(raw_calls)])
+    elif raw_calls is not None and not isinstance(raw_calls, list | tuple):
+        raise TrajectoryFormatError(
+            f"'tool_calls' must be a list, got {type(raw_calls).__name__}",
+            index=index,
+            field="tool_calls",
+        )
+    elif type(content) is list:
+        calls, content = _anthropic_tool_use(content, index, memo)
+    call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
     return Message(
         role,
         content,
         calls,
-        tool_call_id=_opt_str(item.get("tool_call_id")),
-        name=_opt_str(item.get("name")),
-        id=_opt_str(item.get("id")),
+        call_id if type(call_id) is str else None,
+        name if type(name) is str else None,
+        message_id if type(message_id) is str else None,
     )
 
 
-def _dict_call(raw: Any, index: int, position: int) -> ToolCall:
-    field = f"tool_calls[{position}]"
-    if not isinstance(raw, Mapping):
+def _dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raise TrajectoryFormatError(
-            f"a tool call must be a dict, got {type(raw).__name__}", index=index, field=field
+            f"a tool call must be a dict, got {type(raw).__name__}",
+            index=index,
+            field=f"tool_calls[{position}]",
         )
     function = raw.get("function")
     if function is not None:
@@ -214,15 +234,31 @@ def _dict_call(raw: Any, index: int, position: int) -> ToolCall:
             raise TrajectoryFormatError(
                 f"'function' must be a dict, got {type(function).__name__}",
                 index=index,
-                field=f"{field}.function",
+                field=f"tool_calls[{position}].function",
             )
-        name = _call_name(function.get("name"), index, f"{field}.function.name")
-        args = _parse_args(function.get("arguments"), name, index, f"{field}.function.arguments")
+        raw_name = function.get("name")
+        raw_args = function.get("arguments")
+        field = "function.arguments"
+        name_field = "function.name"
     else:
-        name = _call_name(raw.get("name"), index, f"{field}.name")
-        key = "args" if "args" in raw else "arguments"
-        args = _parse_args(raw.get(key), name, index, f"{field}.{key}")
-    return ToolCall(name, args, _opt_str(raw.get("id")))
+        raw_name = raw.get("name")
+        field = "args" if "args" in raw else "arguments"
+        raw_args = raw.get(field)
+        name_field = "name"
+    name: str = (
+        raw_name
+        if type(raw_name) is str and raw_name
+        else _call_name(raw_name, index, f"tool_calls[{position}].{name_field}")
+    )
+    if type(raw_args) is str and raw_args:
+        args = memo.get(raw_args)
+        if args is None:
+            args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
+            memo[raw_args] = args
+    else:
+        args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
+    call_id = raw.get("id")
+    return ToolCall(name, args, call_id if type(call_id) is str else None)
 
 
 def _call_name(raw: Any, index: int, field: str) -> str:
@@ -265,7 +301,9 @@ def _parse_args(raw: Any, tool: str, index: int, field: str) -> dict[str, Any]:
     return parsed
 
 
-def _anthropic_tool_use(content: list[Any], index: int) -> tuple[tuple[ToolCall, ...], Any]:
+def _anthropic_tool_use(
+    content: list[Any], index: int, memo: Memo
+) -> tuple[tuple[ToolCall, ...], Any]:
     """Anthropic ``tool_use`` blocks become tool calls; other blocks (text, thinking) stay."""
     calls = []
     rest = []
@@ -282,7 +320,7 @@ def _anthropic_tool_use(content: list[Any], index: int) -> tuple[tuple[ToolCall,
     return tuple(calls), rest if rest else ""
 
 
-def _responses_call(item: Mapping[str, Any], index: int) -> ToolCall:
+def _responses_call(item: Mapping[str, Any], index: int, memo: Memo) -> ToolCall:
     name = _call_name(item.get("name"), index, "name")
     if item.get("type") == "custom_tool_call" and isinstance(item.get("input"), str):
         args: dict[str, Any] = {"input": item["input"]}  # free-form text input, not JSON
@@ -324,7 +362,7 @@ _LANGCHAIN_TYPES: dict[str, Role] = {
 }
 
 
-def _langchain_message(message: Any, index: int) -> Message:
+def _langchain_message(message: Any, index: int, memo: Memo) -> Message:
     kind = getattr(message, "type", None)
     if kind in ("chat", "ChatMessageChunk"):
         role = _role(getattr(message, "role", None), index)
@@ -356,9 +394,11 @@ def _langchain_message(message: Any, index: int) -> Message:
     else:
         extra = (getattr(message, "additional_kwargs", None) or {}).get("tool_calls")
         if extra:
-            calls = _dict_message({"role": "assistant", "tool_calls": extra}, index).tool_calls
+            calls = _dict_message(
+                {"role": "assistant", "tool_calls": extra}, index, memo
+            ).tool_calls
         elif isinstance(content, list):
-            calls, content = _anthropic_tool_use(content, index)
+            calls, content = _anthropic_tool_use(content, index, memo)
     return Message(
         role,
         content if content is not None else "",

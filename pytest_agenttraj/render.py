@@ -181,9 +181,10 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
         return
     marked = _marked_rows(report)
     column = (width - 14) // 2
-    title = "output vs reference, rows marked ! differ"
+    title = "output vs reference (! marks rows with problems; message text is not compared"
     if report.mode != "strict":
-        title += f" ({report.mode} mode compares tool calls, not message positions)"
+        title += f", and {report.mode} mode compares tool calls, not message positions"
+    title += ")"
     yield paint(title + ":", "bold")
     yield paint(f"     out ref  {'output':<{column}}  reference", "dim")
     keep = set(range(len(rows)))

@@ -1,4 +1,4 @@
-"""The example agents in examples/agents.py run for real and produce the documented trajectories.
+"""The example agents in examples/scripted_agents.py run for real and produce the documented trajectories.
 
 Plain pytest asserts only: these tests check the examples themselves, not the plugin.
 """
@@ -15,12 +15,12 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-# examples/ is not a package; put it on sys.path so `import agents` finds examples/agents.py.
+# examples/ is not a package; put it on sys.path so `import scripted_agents` finds it.
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
 if str(EXAMPLES_DIR) not in sys.path:
     sys.path.insert(0, str(EXAMPLES_DIR))
 
-import agents  # noqa: E402
+import scripted_agents as agents  # noqa: E402
 
 
 def ask(question: str) -> Any:

@@ -69,7 +69,7 @@ def test_args_mismatch_shows_per_key_lines_and_the_aligned_view() -> None:
         "       - location_code: 'location-123'",
         "       + location_code: 'location-999'",
         "",
-        "output vs reference, rows marked ! differ:",
+        "output vs reference (! marks rows with problems; message text is not compared):",
         "     out ref  output                                       reference",
         "      0   0  user: What's the weather in Suzhou?          =",
         "      1   1  assistant -> look_up_location_code(city=...  =",
@@ -98,8 +98,8 @@ def test_header_names_mode_args_and_overrides() -> None:
         "       + location_code: 'location-999'",
     ]
     assert lines[5] == (
-        "output vs reference, rows marked ! differ (superset mode compares tool calls, "
-        "not message positions):"
+        "output vs reference (! marks rows with problems; message text is not compared, "
+        "and superset mode compares tool calls, not message positions):"
     )
 
 
@@ -152,8 +152,8 @@ def test_unpaired_output_call_with_closest_reference_candidate() -> None:
         "       closest reference call: reference message 1 f(x=1), already paired with another "
         "call",
         "",
-        "output vs reference, rows marked ! differ (unordered mode compares tool calls, not "
-        "message positions):",
+        "output vs reference (! marks rows with problems; message text is not compared, "
+        "and unordered mode compares tool calls, not message positions):",
         "     out ref  output                                       reference",
         "      0   0  user: q                                      =",
         "  !   1   1  assistant -> f(x=1), f(x=1)                  assistant -> f(x=1)",
@@ -190,7 +190,7 @@ def test_missing_messages_are_dash_rows_marked() -> None:
         "  2. reference message 1 (assistant calling [f]) is missing from the output",
         "  3. reference message 2 (tool: 'r') is missing from the output",
         "",
-        "output vs reference, rows marked ! differ:",
+        "output vs reference (! marks rows with problems; message text is not compared):",
         "     out ref  output                                       reference",
         "      0   0  user: q                                      =",
         "  !   -   1  -                                            assistant -> f(x=1)",
@@ -279,7 +279,7 @@ def test_long_trajectories_are_shortened_around_the_problems() -> None:
         "       - i: 7",
         "       + i: 99",
         "",
-        "output vs reference, rows marked ! differ:",
+        "output vs reference (! marks rows with problems; message text is not compared):",
         "     out ref  output                                       reference",
         "     ... 13 matching rows ...",
         "     13  13  assistant -> step(i=6)                       =",
@@ -336,7 +336,10 @@ def test_markup_is_applied_by_style() -> None:
         "       <good>- location_code: 'location-123'</good>",
         "       <bad>+ location_code: 'location-999'</bad>",
     ]
-    assert lines[5] == "<bold>output vs reference, rows marked ! differ:</bold>"
+    assert (
+        lines[5]
+        == "<bold>output vs reference (! marks rows with problems; message text is not compared):</bold>"
+    )
     assert lines[7].startswith("<dim>      0   0  user:")
     assert lines[10].startswith("<bad>  !   3   3")
     matched = report_for(weather("location-123"), weather("location-123"))

@@ -1,0 +1,60 @@
+"""Run the examples the way a user would, in three pytest sessions, and say what each shows.
+
+1. every example with the default settings (all pass; the summary lists each evaluation);
+2. a test with no marker, loosened from the command line;
+3. an agent that regressed, to show the diff a failure prints (this session must fail).
+
+Exits non-zero if any session does not end as described.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _banner(text: str) -> None:
+    print(f"\n{'#' * 100}\n# {text}\n{'#' * 100}", flush=True)
+
+
+def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    print("$ pytest " + " ".join(args), flush=True)
+    return subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}).returncode
+
+
+def main() -> int:
+    problems = []
+    _banner("1. The examples, default settings (strict mode, exact args)")
+    if _pytest("examples", "--trajectory-report=.demo/report.json") != 0:
+        problems.append("the examples should all pass")
+
+    _banner("2. Settings from the command line: --trajectory-mode / --tool-args-mode")
+    code = _pytest(
+        "examples/cli", "-v", "-rs", "--trajectory-mode=unordered", "--tool-args-mode=ignore"
+    )
+    if code != 0:
+        problems.append("the command-line example should pass when loosened")
+
+    _banner("3. A regressed agent: this is what a failing trajectory test prints")
+    code = _pytest("examples/regression", env={"AGENTTRAJ_DEMO_FAILURE": "1"})
+    if code != 1:
+        problems.append(f"the regression example should fail (exit 1), it exited {code}")
+
+    _banner("Done")
+    if problems:
+        for problem in problems:
+            print(f"demo: UNEXPECTED: {problem}")
+        return 1
+    print("demo: all three sessions ended as expected (the failure in 3 is intended).")
+    print(f"demo: the JSON report of session 1 is at {ROOT / '.demo' / 'report.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
