@@ -1,4 +1,5 @@
-"""The example agents in examples/scripted_agents.py run for real and produce the documented trajectories.
+"""The example agents (examples/scripted_agents.py) run for real and give the documented
+trajectories.
 
 Plain pytest asserts only: these tests check the examples themselves, not the plugin.
 """

@@ -337,8 +337,8 @@ def test_markup_is_applied_by_style() -> None:
         "       <bad>+ location_code: 'location-999'</bad>",
     ]
     assert (
-        lines[5]
-        == "<bold>output vs reference (! marks rows with problems; message text is not compared):</bold>"
+        lines[5] == "<bold>output vs reference (! marks rows with problems; "
+        "message text is not compared):</bold>"
     )
     assert lines[7].startswith("<dim>      0   0  user:")
     assert lines[10].startswith("<bad>  !   3   3")

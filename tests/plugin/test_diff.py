@@ -26,7 +26,8 @@ def test_assert_trajectory_failure_shows_mode_problem_and_aligned_view(
             "E         1. message 3: tool call 'get_weather' args differ (exact)",
             "E              - location_code: 'location-123'",
             "E              + location_code: 'location-999'",
-            "E       output vs reference (! marks rows with problems; message text is not compared):",
+            "E       output vs reference (! marks rows with problems; "
+            "message text is not compared):",
             "E            out ref  output * reference",
             "E             0   0  user: What's the weather in 苏州? * =",
             "E         !   3   3  *location_code='location-999')* *location_code='location-123')",
