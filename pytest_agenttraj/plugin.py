@@ -31,6 +31,7 @@ __all__ = [
 
 SESSION_KEY = pytest.StashKey[TrajectorySession]()
 _REPORT_KEY = pytest.StashKey[ReportFile]()
+_GATE_KEY = pytest.StashKey[object]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,6 +57,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="write every trajectory evaluation of the run to PATH as JSON",
+    )
+    group.addoption(
+        "--trajectory-baseline",
+        dest="trajectory_baseline",
+        default=None,
+        metavar="PATH",
+        help="compare results with an earlier --trajectory-report file and fail the session "
+        "on regressions",
+    )
+    group.addoption(
+        "--trajectory-tolerance",
+        dest="trajectory_tolerance",
+        default=None,
+        metavar="DELTA",
+        help="how far a graded score or pass rate may fall before it counts as a regression "
+        "(default: 0)",
     )
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
@@ -84,9 +101,37 @@ def pytest_configure(config: pytest.Config) -> None:
         report = ReportFile(path, session.settings)
         config.stash[_REPORT_KEY] = report
         config.pluginmanager.register(report, "agenttraj-report")
+    baseline = config.getoption("trajectory_baseline", default=None)
+    if baseline and not session.is_worker:
+        from ._baseline_gate import BaselineGate
+
+        gate = BaselineGate(
+            Path(config.invocation_params.dir, baseline), _tolerance(config), session.settings
+        )
+        config.stash[_GATE_KEY] = gate
+        config.pluginmanager.register(gate, "agenttraj-baseline")
+
+
+def _tolerance(config: pytest.Config) -> float:
+    raw = config.getoption("trajectory_tolerance", default=None)
+    if raw is None:
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise pytest.UsageError(
+            f"invalid --trajectory-tolerance {raw!r}: must be a number >= 0 (e.g. 0.05)"
+        )
+    return value
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    gate = config.stash.get(_GATE_KEY, None)
+    if gate is not None:
+        config.pluginmanager.unregister(gate)
+        del config.stash[_GATE_KEY]
     report = config.stash.get(_REPORT_KEY, None)
     if report is not None:
         config.pluginmanager.unregister(report)
