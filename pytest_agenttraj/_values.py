@@ -38,23 +38,36 @@ MISSING: Any = _Missing()
 _NAN = ("nan",)
 
 
+_TRUE = ("b", True)
+_FALSE = ("b", False)
+
+
 def canonical(value: Any) -> Hashable:
     """A hashable stand-in for ``value`` under JSON equality (see the module docstring)."""
     kind = type(value)
-    if kind is str or value is None:
+    if kind is str or kind is int or value is None:
         return value  # type: ignore[no-any-return]
+    if kind is dict:
+        if all(type(k) is str for k in value):
+            # Plain string keys (every JSON object): sorting the keys alone is enough.
+            return ("d", tuple([(k, canonical(value[k])) for k in sorted(value)]))
+        return _canonical_mapping(value)
+    if kind is list or kind is tuple:
+        return ("l", tuple([canonical(v) for v in value]))
     if kind is bool:
-        return ("b", value)
-    if kind is int:
-        return value  # type: ignore[no-any-return]
+        return _TRUE if value else _FALSE
     if kind is float:
         return _NAN if value != value else value
     if isinstance(value, Mapping):
-        items = sorted(value.items(), key=_key_order)
-        return ("d", tuple((str(k), canonical(v)) for k, v in items))
+        return _canonical_mapping(value)
     if isinstance(value, list | tuple):
-        return ("l", tuple(canonical(v) for v in value))
+        return ("l", tuple([canonical(v) for v in value]))
     return _canonical_other(value)
+
+
+def _canonical_mapping(value: Mapping[Any, Any]) -> Hashable:
+    items = sorted(value.items(), key=_key_order)
+    return ("d", tuple([(str(k), canonical(v)) for k, v in items]))
 
 
 def _key_order(item: tuple[Any, Any]) -> tuple[str, str]:

@@ -109,6 +109,8 @@ def _messages(items: list[Any], memo: Memo) -> Iterable[Message]:
             yield from _dict_messages(item, index, memo)  # plain chat dict: the common case
         elif isinstance(item, Mapping):
             kind = item.get("type")
+            if type(kind) is not str:
+                kind = None  # only a string can name a Responses item type
             if ("role" not in item and kind in _RESPONSES_TYPES) or kind == "message":
                 if kind in ("function_call", "custom_tool_call"):
                     pending.append(_responses_call(item, index, memo))
@@ -362,6 +364,18 @@ _LANGCHAIN_TYPES: dict[str, Role] = {
 }
 
 
+def _langchain_call(raw: Any, index: int, position: int) -> ToolCall:
+    """One entry of ``AIMessage.tool_calls``: ``{"name", "args", "id"}``."""
+    field = f"tool_calls[{position}]"
+    if not isinstance(raw, Mapping):
+        raise TrajectoryFormatError(
+            f"a tool call must be a dict, got {type(raw).__name__}", index=index, field=field
+        )
+    name = _call_name(raw.get("name"), index, f"{field}.name")
+    args = _parse_args(raw.get("args"), name, index, f"{field}.args")
+    return ToolCall(name, args, _opt_str(raw.get("id")))
+
+
 def _langchain_message(message: Any, index: int, memo: Memo) -> Message:
     kind = getattr(message, "type", None)
     if kind in ("chat", "ChatMessageChunk"):
@@ -379,20 +393,20 @@ def _langchain_message(message: Any, index: int, memo: Memo) -> Message:
     calls: tuple[ToolCall, ...] = ()
     structured = getattr(message, "tool_calls", None) or []
     if structured:
-        calls = tuple(
-            ToolCall(
-                _call_name(c.get("name"), index, f"tool_calls[{i}].name"),
-                dict(c.get("args") or {}),
-                _opt_str(c.get("id")),
+        if not isinstance(structured, list | tuple):
+            raise TrajectoryFormatError(
+                f"'tool_calls' must be a list, got {type(structured).__name__}",
+                index=index,
+                field="tool_calls",
             )
-            for i, c in enumerate(structured)
-        )
+        calls = tuple(_langchain_call(c, index, i) for i, c in enumerate(structured))
         if isinstance(content, list):
             content = [
                 b for b in content if not (isinstance(b, Mapping) and b.get("type") == "tool_use")
             ] or ""
     else:
-        extra = (getattr(message, "additional_kwargs", None) or {}).get("tool_calls")
+        kwargs = getattr(message, "additional_kwargs", None)
+        extra = kwargs.get("tool_calls") if isinstance(kwargs, Mapping) else None
         if extra:
             calls = _dict_message(
                 {"role": "assistant", "tool_calls": extra}, index, memo
