@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict, deque
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ._assignment import complete_matching
 from ._values import MISSING, ArgDiff, canonical
@@ -33,8 +33,7 @@ ProblemKind = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class CallRef:
+class CallRef(NamedTuple):
     """A tool call and where it stands: its message index and its index inside that message."""
 
     message: int
@@ -285,48 +284,92 @@ def _pair_group(
     n_out, n_ref = len(out_args), len(ref_args)
     match_out = [-1] * n_out
     match_ref = [-1] * n_ref
+    if rule.kind == "ignore":
+        for i in range(min(n_out, n_ref)):
+            match_out[i] = match_ref[i] = i
+        return match_out
+    if rule.kind in ("exact", "subset", "superset"):
+        # Arguments parsed from the same text share one dict (see normalize), and equal args
+        # match under all three rules, so pair identical objects first. Exact matching is an
+        # equivalence; for inclusion an exchange argument shows some maximum pairing pairs
+        # equal args with each other.
+        _pair_by_key(out_args, ref_args, match_out, match_ref, id)
     if rule.hashable:
         # Equal keys <=> match, so pairing equal keys in order is already maximum.
-        buckets: dict[Hashable, deque[int]] = defaultdict(deque)
-        for j, args in enumerate(ref_args):
-            key = rule.key(args)
-            if key is not None:
-                buckets[key].append(j)
-        for i, args in enumerate(out_args):
-            key = rule.key(args)
-            if key is None:
-                continue
-            bucket = buckets.get(key)
-            if bucket:
-                j = bucket.popleft()
-                match_out[i], match_ref[j] = j, i
+        _pair_by_key(out_args, ref_args, match_out, match_ref, rule.key)
         return match_out
-    out_keys = [canonical(a) for a in out_args]
-    ref_keys = [canonical(a) for a in ref_args]
-    same: dict[Hashable, list[int]] = defaultdict(list)
-    for j, key in enumerate(ref_keys):
-        same[key].append(j)
-    if rule.kind in ("subset", "superset"):
-        # Inclusion is reflexive and transitive, so some maximum pairing pairs equal args with
-        # each other: pair those by hashing before searching.
-        free_same = {k: deque(v) for k, v in same.items()}
-        for i, key in enumerate(out_keys):
-            bucket = free_same.get(key)
+    if rule.kind == "subset":  # output args within reference args
+        complete_matching(match_out, match_ref, _containing(out_args, ref_args, match_ref))
+    elif rule.kind == "superset":  # reference args within output args
+        complete_matching(match_ref, match_out, _containing(ref_args, out_args, match_out))
+    else:
+        same: dict[Hashable, list[int]] = defaultdict(list)
+        for j, args in enumerate(ref_args):
+            same[canonical(args)].append(j)
+
+        def first_choices(i: int) -> Iterable[int]:
+            # Equal args are the likeliest partners for any rule; try them before the rest.
+            yield from same.get(canonical(out_args[i]), ())
+            yield from range(n_ref)
+
+        def related(i: int, j: int) -> bool:
+            return rule.matches(out_args[i], ref_args[j])
+
+        complete_matching(match_out, match_ref, first_choices, related)
+    return match_out
+
+
+def _pair_by_key(
+    out_args: list[Mapping[str, Any]],
+    ref_args: list[Mapping[str, Any]],
+    match_out: list[int],
+    match_ref: list[int],
+    key: Callable[[Mapping[str, Any]], Hashable | None],
+) -> None:
+    """Pair still-unpaired calls whose ``key`` is equal (and not ``None``), in order."""
+    buckets: dict[Hashable, deque[int]] = defaultdict(deque)
+    for j, args in enumerate(ref_args):
+        if match_ref[j] == -1:
+            k = key(args)
+            if k is not None:
+                buckets[k].append(j)
+    if not buckets:
+        return
+    for i, args in enumerate(out_args):
+        if match_out[i] == -1:
+            k = key(args)
+            bucket = buckets.get(k) if k is not None else None
             if bucket:
                 j = bucket.popleft()
                 match_out[i], match_ref[j] = j, i
 
-    def related(i: int, j: int) -> bool:
-        return rule.matches(out_args[i], ref_args[j])
 
-    def first_choices(i: int) -> Iterable[int]:
-        # Equal args are the likeliest partners for any rule; try them before the rest.
-        preferred = same.get(out_keys[i], ())
-        yield from preferred
-        yield from range(n_ref)
+def _containing(
+    small: list[Mapping[str, Any]], big: list[Mapping[str, Any]], big_taken: list[int]
+) -> Callable[[int], Iterable[int]]:
+    """For each ``small`` index, the ``big`` indices whose args contain all of its top-level
+    items (JSON-equal values), found through an index of items rather than by trying pairs.
+    Still-free candidates come first."""
+    postings: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
+    for j, args in enumerate(big):
+        for k, v in args.items():
+            postings[(k, canonical(v))].append(j)
+    every = range(len(big))
 
-    complete_matching(n_out, n_ref, related, match_out, match_ref, first_choices)
-    return match_out
+    def candidates(i: int) -> Iterable[int]:
+        items = [(k, canonical(v)) for k, v in small[i].items()]
+        if not items:
+            found: Iterable[int] = every
+        else:
+            lists = sorted((postings.get(item, []) for item in items), key=len)
+            if not lists[0]:
+                return ()
+            others = [set(lst) for lst in lists[1:]]
+            found = [j for j in lists[0] if all(j in other for other in others)]
+        free = [j for j in found if big_taken[j] == -1]
+        return free + [j for j in found if big_taken[j] != -1]
+
+    return candidates
 
 
 # ---------------------------------------------------------------- explaining unpaired calls

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import TrajectoryFormatError
@@ -98,15 +98,22 @@ def _to_trajectory(value: Any, memo: Memo) -> Trajectory:
     return Trajectory(tuple(_messages(items, memo)))
 
 
-def _messages(items: list[Any], memo: Memo) -> Iterable[Message]:
+def _messages(items: list[Any], memo: Memo) -> list[Message]:
+    out: list[Message] = []
+    append = out.append
     pending: list[ToolCall] = []  # Responses function_call items waiting to become one message
     pending_text: Any = None
     for index, item in enumerate(items):
         if type(item) is dict and "role" in item and "type" not in item:
+            # A plain chat dict: the common case, kept short.
             if pending or pending_text is not None:
-                yield Message("assistant", pending_text or "", tuple(pending))
+                append(Message("assistant", pending_text or "", tuple(pending)))
                 pending, pending_text = [], None
-            yield from _dict_messages(item, index, memo)  # plain chat dict: the common case
+            content = item.get("content")
+            if type(content) is list and _has_tool_results(content):
+                out.extend(_tool_results(item, content, index))
+            else:
+                append(_dict_message(item, index, memo))
         elif isinstance(item, Mapping):
             kind = item.get("type")
             if type(kind) is not str:
@@ -118,32 +125,37 @@ def _messages(items: list[Any], memo: Memo) -> Iterable[Message]:
                 if kind == "reasoning":
                     continue
                 if pending or pending_text is not None:
-                    yield Message("assistant", pending_text or "", tuple(pending))
+                    append(Message("assistant", pending_text or "", tuple(pending)))
                     pending, pending_text = [], None
                 if kind in ("function_call_output", "custom_tool_call_output"):
-                    yield _responses_output(item, index)
+                    append(_responses_output(item, index))
                     continue
                 message = _dict_message(item, index, memo)
                 if message.role == "assistant" and not message.tool_calls:
                     pending_text = message.content  # the same model turn may go on with calls
                     continue
-                yield message
+                append(message)
                 continue
             if pending or pending_text is not None:
-                yield Message("assistant", pending_text or "", tuple(pending))
+                append(Message("assistant", pending_text or "", tuple(pending)))
                 pending, pending_text = [], None
-            yield from _dict_messages(item, index, memo)
+            content = item.get("content")
+            if isinstance(content, list) and _has_tool_results(content):
+                out.extend(_tool_results(item, content, index))
+            else:
+                append(_dict_message(item, index, memo))
         elif isinstance(item, Message):
-            yield item
+            append(item)
         elif _is_langchain_message(item):
-            yield _langchain_message(item, index, memo)
+            append(_langchain_message(item, index, memo))
         else:
             raise TrajectoryFormatError(
                 f"expected a message dict or a LangChain message, got {type(item).__name__}",
                 index=index,
             )
     if pending or pending_text is not None:
-        yield Message("assistant", pending_text or "", tuple(pending))
+        append(Message("assistant", pending_text or "", tuple(pending)))
+    return out
 
 
 def _role(raw: Any, index: int, field: str = "role") -> Role:
@@ -160,28 +172,31 @@ def _role(raw: Any, index: int, field: str = "role") -> Role:
     return role
 
 
-def _dict_messages(item: Mapping[str, Any], index: int, memo: Memo) -> Iterable[Message]:
-    """One chat dict: usually one message, but Anthropic tool_result blocks become tool messages."""
-    content = item.get("content")
-    if isinstance(content, list) and any(
-        isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content
-    ):
-        role = _role(item.get("role", item.get("type")), index)
-        rest = []
-        for block in content:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                call_id = block.get("tool_use_id")
-                yield Message(
+def _has_tool_results(content: list[Any]) -> bool:
+    return any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content)
+
+
+def _tool_results(item: Mapping[str, Any], content: list[Any], index: int) -> list[Message]:
+    """Anthropic ``tool_result`` blocks of a user message become tool messages; other blocks
+    stay in a message of the original role after them."""
+    role = _role(item.get("role", item.get("type")), index)
+    messages = []
+    rest = []
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "tool_result":
+            call_id = block.get("tool_use_id")
+            messages.append(
+                Message(
                     "tool",
                     block.get("content", ""),
                     tool_call_id=call_id if isinstance(call_id, str) else None,
                 )
-            else:
-                rest.append(block)
-        if rest:
-            yield Message(role, rest, id=_opt_str(item.get("id")))
-        return
-    yield _dict_message(item, index, memo)
+            )
+        else:
+            rest.append(block)
+    if rest:
+        messages.append(Message(role, rest, id=_opt_str(item.get("id"))))
+    return messages
 
 
 def _dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
