@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from ._observe import Evaluation, notify
+from ._observe import Evaluation, current_scope, notify
 from ._values import canonical
 from .config import (
     MatchConfig,
@@ -84,17 +84,18 @@ class TrajectoryMatchEvaluator:
     def _evaluate(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
         started = time.perf_counter()
         result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
-        notify(
-            Evaluation(
-                result=result,
-                report=report,
-                outputs=outputs,
-                reference_outputs=reference_outputs,
-                inputs=inputs,
-                duration_s=time.perf_counter() - started,
-                origin=self._origin,
+        if current_scope() is not None:
+            notify(
+                Evaluation(
+                    result=result,
+                    report=report,
+                    outputs=outputs,
+                    reference_outputs=reference_outputs,
+                    inputs=inputs,
+                    duration_s=time.perf_counter() - started,
+                    origin=self._origin,
+                )
             )
-        )
         return result
 
     def __call__(

@@ -226,16 +226,16 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
 
 
 def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
-    out_refs = [CallRef(m, p, c) for m, p, c in output.tool_calls()]
-    ref_refs = [CallRef(m, p, c) for m, p, c in reference.tool_calls()]
+    out_refs = _call_refs(output)
+    ref_refs = _call_refs(reference)
     paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
     mode = config.mode
     report_out = mode in ("unordered", "subset")
     report_ref = mode in ("unordered", "superset")
     problems = _call_problems(paired, lone_out, lone_ref, report_out, report_ref, config)
-    rows = max(len(output), len(reference))
+    n_out, n_ref = len(output.messages), len(reference.messages)
     alignment = tuple(
-        (i if i < len(output) else None, i if i < len(reference) else None) for i in range(rows)
+        (i if i < n_out else None, i if i < n_ref else None) for i in range(max(n_out, n_ref))
     )
     return MatchReport(
         config, output, reference, not problems, tuple(problems), tuple(paired), alignment
@@ -243,6 +243,15 @@ def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig)
 
 
 # ---------------------------------------------------------------- pairing
+
+
+def _call_refs(trajectory: Trajectory) -> list[CallRef]:
+    return [
+        CallRef(m, p, call)
+        for m, message in enumerate(trajectory.messages)
+        if message.tool_calls
+        for p, call in enumerate(message.tool_calls)
+    ]
 
 
 def _pair_calls(

@@ -64,6 +64,8 @@ def to_trajectory(value: Any, *, side: str | None = None, memo: Memo | None = No
 
 
 def _to_trajectory(value: Any, memo: Memo) -> Trajectory:
+    if type(value) is list:
+        return Trajectory(tuple(_messages(value, memo)))
     if isinstance(value, Trajectory):
         return value
     if value is None:
@@ -110,10 +112,32 @@ def _messages(items: list[Any], memo: Memo) -> list[Message]:
                 append(Message("assistant", pending_text or "", tuple(pending)))
                 pending, pending_text = [], None
             content = item.get("content")
-            if type(content) is list and _has_tool_results(content):
-                out.extend(_tool_results(item, content, index))
-            else:
-                append(_dict_message(item, index, memo))
+            raw_role = item["role"]
+            role = _ROLE_ALIASES.get(raw_role) if type(raw_role) is str else None
+            raw_calls = item.get("tool_calls")
+            if (
+                role is None
+                or type(content) is list
+                or (raw_calls is not None and type(raw_calls) is not list)
+            ):
+                if type(content) is list and _has_tool_results(content):
+                    out.extend(_tool_results(item, content, index))
+                else:
+                    append(_dict_message(item, index, memo))
+                continue
+            call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
+            append(
+                Message(
+                    role,
+                    "" if content is None else content,
+                    tuple([_dict_call(c, index, i, memo) for i, c in enumerate(raw_calls)])
+                    if raw_calls
+                    else (),
+                    call_id if type(call_id) is str else None,
+                    name if type(name) is str else None,
+                    message_id if type(message_id) is str else None,
+                )
+            )
         elif isinstance(item, Mapping):
             kind = item.get("type")
             if type(kind) is not str:
@@ -247,7 +271,7 @@ def _dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
         )
     function = raw.get("function")
     if function is not None:
-        if not isinstance(function, Mapping):
+        if type(function) is not dict and not isinstance(function, Mapping):
             raise TrajectoryFormatError(
                 f"'function' must be a dict, got {type(function).__name__}",
                 index=index,
