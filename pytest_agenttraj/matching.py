@@ -210,7 +210,8 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
             ref_refs = [CallRef(r_index, i, c) for i, c in enumerate(ref.tool_calls)]
             paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
             pairs.extend(paired)
-            problems.extend(_call_problems(paired, lone_out, lone_ref, True, True, config))
+            where = (f"reference message {r_index}", f"message {o_index}")
+            problems.extend(_call_problems(paired, lone_out, lone_ref, True, True, config, where))
     return MatchReport(
         config,
         output,
@@ -416,9 +417,11 @@ def _call_problems(
     report_out: bool,
     report_ref: bool,
     config: MatchConfig,
+    where: tuple[str, str] = ("the reference", "the output"),
 ) -> list[Problem]:
     """Problems for unpaired calls; an unpaired output and reference of the same tool become one
-    'args differ' problem."""
+    'args differ' problem. ``where`` names what was searched (strict mode searches one message
+    of each side)."""
     problems: list[Problem] = []
     used_ref: set[int] = set()
     used_out: set[int] = set()
@@ -435,11 +438,12 @@ def _call_problems(
                 used_out.add(id(out))
                 problems.append(_args_problem(out, closest, diffs, rule, "output"))
                 continue
-            closest, diffs = _closest(out, paired_ref, rule, "output")
+            taken = paired_ref + [r for r in lone_ref if id(r) in used_ref]
+            closest, diffs = _closest(out, taken, rule, "output")
             problems.append(
                 Problem(
                     "unexpected_call",
-                    _unexpected_text(out, closest),
+                    _unexpected_text(out, closest, where[0]),
                     output_index=out.message,
                     reference_index=closest.message if closest else None,
                     call=CallProblem(
@@ -458,11 +462,12 @@ def _call_problems(
                 used_out.add(id(closest))
                 problems.append(_args_problem(closest, ref, diffs, rule, "reference"))
                 continue
-            closest, diffs = _closest(ref, paired_out, rule, "reference")
+            taken = paired_out + [o for o in lone_out if id(o) in used_out]
+            closest, diffs = _closest(ref, taken, rule, "reference")
             problems.append(
                 Problem(
                     "missing_call",
-                    _missing_text(ref, closest),
+                    _missing_text(ref, closest, where[1]),
                     output_index=closest.message if closest else None,
                     reference_index=ref.message,
                     call=CallProblem(
@@ -496,18 +501,24 @@ def _args_problem(
     )
 
 
-def _unexpected_text(out: CallRef, closest: CallRef | None) -> str:
+def _taken_text(name: str, searched: str) -> str:
+    if searched.startswith("the "):
+        return f"every {searched[4:]} call to {name!r} already pairs with another call"
+    return f"every call to {name!r} in {searched} already pairs with another call"
+
+
+def _unexpected_text(out: CallRef, closest: CallRef | None, searched: str) -> str:
     text = f"message {out.message}: unexpected tool call {call_text(out.call)}"
     if closest is None:
-        return f"{text}; the reference has no call to {out.call.name!r}"
-    return f"{text}; every reference call to {out.call.name!r} already pairs with another call"
+        return f"{text}; {searched} has no call to {out.call.name!r}"
+    return f"{text}; {_taken_text(out.call.name, searched)}"
 
 
-def _missing_text(ref: CallRef, closest: CallRef | None) -> str:
+def _missing_text(ref: CallRef, closest: CallRef | None, searched: str) -> str:
     text = f"reference message {ref.message}: tool call {call_text(ref.call)} is missing"
     if closest is None:
-        return f"{text}; the output has no call to {ref.call.name!r}"
-    return f"{text}; every output call to {ref.call.name!r} already pairs with another call"
+        return f"{text}; {searched} has no call to {ref.call.name!r}"
+    return f"{text}; {_taken_text(ref.call.name, searched)}"
 
 
 # ---------------------------------------------------------------- text helpers
@@ -516,8 +527,11 @@ _VALUE_WIDTH = 60
 
 
 def short(value: Any, width: int = _VALUE_WIDTH) -> str:
-    """A value's repr, cut to ``width`` characters."""
-    text = repr(value)
+    """A value's repr, cut to ``width`` characters (never raises: this text explains failures)."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<unprintable {type(value).__name__}>"
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

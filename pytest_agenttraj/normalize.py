@@ -117,6 +117,7 @@ def _messages(items: list[Any], memo: Memo) -> list[Message]:
             raw_calls = item.get("tool_calls")
             if (
                 role is None
+                or (raw_calls and role != "assistant")
                 or type(content) is list
                 or (raw_calls is not None and type(raw_calls) is not list)
             ):
@@ -225,11 +226,12 @@ def _tool_results(item: Mapping[str, Any], content: list[Any], index: int) -> li
 
 def _dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
     raw_role = item.get("role")
+    role_field = "role"
     if raw_role is None and item.get("type") not in (None, "message"):
-        raw_role = item.get("type")
+        raw_role, role_field = item.get("type"), "type"
     role = _ROLE_ALIASES.get(raw_role) if type(raw_role) is str else None
     if role is None:
-        role = _role(raw_role, index)
+        role = _role(raw_role, index, role_field)
     content = item.get("content")
     if content is None:
         content = ""
@@ -251,6 +253,13 @@ def _dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
         )
     elif type(content) is list:
         calls, content = _anthropic_tool_use(content, index, memo)
+    if calls and role != "assistant":
+        raise TrajectoryFormatError(
+            f"a {role!r} message has tool calls; only assistant messages make tool calls "
+            "(is the role right?)",
+            index=index,
+            field="tool_calls",
+        )
     call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
     return Message(
         role,

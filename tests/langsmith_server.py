@@ -43,6 +43,7 @@ import json
 import logging
 import re
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -251,6 +252,14 @@ class _HTTPServer(ThreadingHTTPServer):
     block_on_close = False
     owner: FakeLangSmith
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            # The client gave up (timeout, closed keep-alive connection): not a bug.
+            logger.debug("fake langsmith: connection from %s dropped: %r", client_address, exc)
+            return
+        super().handle_error(request, client_address)
+
 
 class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -319,6 +328,7 @@ class FakeLangSmith:
         fault: Fault | None = None,
         hang_seconds: float = 30.0,
         zstd: bool = True,
+        fault_on: Callable[[str, str], bool] | None = None,
     ) -> None:
         if mode not in ("multipart", "legacy"):
             raise ValueError(f"mode must be 'multipart' or 'legacy', not {mode!r}")
@@ -328,6 +338,8 @@ class FakeLangSmith:
         self.fault: Fault | None = fault
         self.hang_seconds = hang_seconds
         self.zstd = zstd
+        self.fault_on = fault_on
+        """When set, ``fault`` only hits requests for which ``fault_on(method, path)``."""
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -548,6 +560,8 @@ class FakeLangSmith:
             self._requests.append(rec)
 
         fault = self.fault
+        if fault is not None and self.fault_on is not None and not self.fault_on(method, rec.path):
+            fault = None
         if fault == "hang":
             if self._stop.wait(self.hang_seconds):
                 return 0, None, {}
@@ -1067,7 +1081,13 @@ class FakeLangSmith:
         feedback["id"] = str(feedback.get("id") or _new_id())
         for key in ("key", "score", "value", "comment", "run_id", "trace_id", "session_id"):
             feedback.setdefault(key, None)
-        self._feedback.append(feedback)
+        # Feedback ids are primary keys: a retried upload replaces, not duplicates.
+        for index, existing in enumerate(self._feedback):
+            if existing["id"] == feedback["id"]:
+                self._feedback[index] = feedback
+                break
+        else:
+            self._feedback.append(feedback)
         return feedback
 
     def _feedback_by_id(self, feedback_id: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
@@ -356,20 +356,22 @@ def check_format_error(error: TrajectoryFormatError, side: str | None, bad: Corr
     if side is None:
         assert not text.startswith(SIDES), text
     else:
-        assert text.startswith(f"{side}:") or text.startswith(f"{side},"), text
-    if bad.index is not None and error.index is not None:
+        assert text.startswith((f"{side}:", f"{side},")), text
+    if bad.index is not None:
+        # The container is fine, so the error is about the corrupted message.
         assert error.index == bad.index, f"{bad.note}: {text}"
     if error.index is not None:
         assert f"message {error.index}" in text, text
     if error.field is not None:
         assert f"field {error.field!r}" in text, text
-    if bad.index is not None and error.index is not None and bad.roots:
+    if bad.index is not None and bad.roots:
         assert error.field is not None, f"{bad.note}: {text}"
         assert _ROOT.split(error.field)[0] in bad.roots, f"{bad.note}: {text}"
     elif error.index is not None and error.field is None:
         # Only an item that is not a message at all has no field to name.
         assert "expected a message dict or a LangChain message" in text, text
-    assert error.problem and error.problem in text, text
+    assert error.problem, text
+    assert error.problem in text, text
 
 
 def evaluate_or_explain(
@@ -388,7 +390,8 @@ def evaluate_or_explain(
     assert isinstance(result["score"], bool)
     assert (result["comment"] is None) is result["score"]
     if not result["score"]:
-        assert isinstance(result["comment"], str) and result["comment"]
+        assert isinstance(result["comment"], str)
+        assert result["comment"]
 
 
 @settings(
@@ -427,8 +430,9 @@ def test_to_trajectory_fails_clearly(bad: Corruption, side: str | None) -> None:
     assert isinstance(trajectory, Trajectory)
     for message in trajectory:
         for call in message.tool_calls:
-            assert isinstance(call.name, str) and call.name
-            assert isinstance(call.args, dict)
+            assert isinstance(call.name, str)
+            assert call.name
+            assert isinstance(call.args, Mapping)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -573,7 +577,8 @@ def test_invalid_json_arguments_in_a_langchain_message_are_named() -> None:
         create_trajectory_match_evaluator()(outputs=GOOD, reference_outputs=[GOOD[0], message])
     error = caught.value
     assert (error.side, error.index) == ("reference_outputs", 1)
-    assert error.field is not None and "arguments" in error.field
+    assert error.field is not None
+    assert "arguments" in error.field
     assert "'get_weather'" in str(error)
 
 
@@ -601,7 +606,8 @@ def _score(output_args: dict[str, Any], reference_args: dict[str, Any], **config
         outputs=_traj(("book", output_args)), reference_outputs=_traj(("book", reference_args))
     )
     if not result["score"]:
-        assert isinstance(result["comment"], str) and "book" in result["comment"]
+        assert isinstance(result["comment"], str)
+        assert "book" in result["comment"]
     return bool(result["score"])
 
 
@@ -785,6 +791,8 @@ def _rejects(check: Callable[[], Any]) -> TrajectoryFormatError:
 def test_none_as_a_trajectory_names_the_side() -> None:
     evaluator = create_trajectory_match_evaluator()
     error = _rejects(lambda: evaluator(outputs=None, reference_outputs=GOOD))
-    assert error.side == "outputs" and "None" in str(error)
+    assert error.side == "outputs"
+    assert "None" in str(error)
     error = _rejects(lambda: evaluator(outputs=GOOD, reference_outputs=None))
-    assert error.side == "reference_outputs" and str(error).startswith("reference_outputs")
+    assert error.side == "reference_outputs"
+    assert str(error).startswith("reference_outputs")

@@ -761,3 +761,26 @@ def test_normalising_plain_dicts_does_not_import_langchain_core() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert completed.returncode == 0, completed.stderr
+
+
+def test_tool_calls_on_a_non_assistant_message_are_an_error() -> None:
+    """openevals silently drops them; here a wrong role must not make a superset test pass."""
+    bad = [
+        {
+            "role": "user",
+            "content": "",
+            "tool_calls": [{"function": {"name": "search", "arguments": '{"q": "a"}'}}],
+        }
+    ]
+    with pytest.raises(TrajectoryFormatError) as caught:
+        to_trajectory(bad, side="outputs")
+    assert str(caught.value) == (
+        "outputs, message 0, field 'tool_calls': a 'user' message has tool calls; only "
+        "assistant messages make tool calls (is the role right?)"
+    )
+
+
+def test_role_taken_from_type_names_the_type_field() -> None:
+    with pytest.raises(TrajectoryFormatError) as caught:
+        to_trajectory([{"type": "robot", "content": "x"}])
+    assert caught.value.field == "type"

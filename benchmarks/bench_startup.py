@@ -1,0 +1,248 @@
+"""Benchmark what pytest-agenttraj adds to pytest's start-up time (a report, not a test).
+
+pytest imports every installed ``pytest11`` plugin in every run, so the plugin's import and
+registration cost is paid by every test run of every project that has it installed. This
+script measures that cost in wall time of fresh processes (``time.perf_counter`` around
+``subprocess.run``):
+
+1. ``python -m pytest --collect-only -q -p no:cacheprovider`` on a throwaway project with
+   one trivial test, (a) as installed vs (b) with ``-p no:agenttraj``; it prints the medians,
+   their ratio and the plugin's overhead in percent against the target (<= 5%, PASS/MISS);
+2. for context, the same pair with ``-p no:langsmith_plugin`` added to both (the README
+   tells users they can drop langsmith's plugin), and what langsmith's plugin itself costs
+   (median with it minus median without it, our plugin loaded in both);
+3. ``python -c "import pytest_agenttraj.plugin"`` vs ``python -c "import pytest"``, i.e. the
+   plugin module's own import cost on top of pytest's;
+4. which of langchain_core, langsmith, langgraph, yaml, openevals are in ``sys.modules``
+   after importing the plugin module (target: none).
+
+Runs of the variants being compared are interleaved (A, B, A, B, ...) after one discarded
+warm-up run, so a change in machine load affects both sides alike. The exit status is 0
+whatever the numbers are. ``PYTEST_ADDOPTS``/``PYTEST_PLUGINS``/
+``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` are removed from the children's environment so that
+only the flags shown are in effect. Total runtime is about a minute on an idle 2-CPU machine.
+
+Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_startup.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from time import perf_counter
+
+PLUGIN_NAME = "agenttraj"
+PLUGIN_MODULE = "pytest_agenttraj.plugin"
+LANGSMITH_PLUGIN_NAME = "langsmith_plugin"
+OVERHEAD_TARGET_PERCENT = 5.0
+MAIN_RUNS = 15  # per variant, default environment (the targeted comparison)
+CONTEXT_RUNS = 9  # per variant, with langsmith's plugin disabled (context only)
+IMPORT_RUNS = 11  # per snippet
+HEAVY_MODULES: tuple[str, ...] = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals")
+PYTEST_ENV_VARS: tuple[str, ...] = (
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+)
+BASE_PYTEST_ARGS: tuple[str, ...] = (
+    "-m",
+    "pytest",
+    "--collect-only",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+)
+TEST_FILE = "def test_trivial():\n    assert 1 + 1 == 2\n"
+INI_FILE = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One command line to time, run ``runs`` times in ``cwd``."""
+
+    label: str
+    argv: tuple[str, ...]
+    runs: int
+
+
+def child_env() -> dict[str, str]:
+    """The current environment without variables that change pytest's plugin set."""
+    return {k: v for k, v in os.environ.items() if k not in PYTEST_ENV_VARS}
+
+
+def make_project(root: Path) -> None:
+    """Write a minimal pytest project (one trivial test and a pytest.ini) into ``root``."""
+    (root / "test_trivial.py").write_text(TEST_FILE)
+    (root / "pytest.ini").write_text(INI_FILE)
+
+
+def pytest_variant(label: str, extra: Sequence[str], runs: int) -> Variant:
+    return Variant(label, (sys.executable, *BASE_PYTEST_ARGS, *extra), runs)
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def header_line() -> str:
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"Python {platform.python_version()} | pytest {_version('pytest')} | "
+        f"{os.cpu_count()} CPUs | {platform.platform()} | load average {load}\n"
+        f"pytest-agenttraj {_version('pytest-agenttraj')}, langsmith {_version('langsmith')}"
+    )
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def run_once(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> float:
+    """Wall time of one run of ``argv``; a non-zero exit status aborts the benchmark."""
+    start = perf_counter()
+    result = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    elapsed = perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(
+            f"command failed ({result.returncode}): {' '.join(argv)}\n"
+            f"{result.stdout}\n{result.stderr}"
+        )
+    return elapsed
+
+
+def time_interleaved(
+    variants: Sequence[Variant], cwd: Path, env: Mapping[str, str]
+) -> dict[str, list[float]]:
+    """Seconds per run of each variant; round i runs every variant that wants > i runs."""
+    run_once(variants[0].argv, cwd, env)  # warm-up: file cache, test file's .pyc
+    samples: dict[str, list[float]] = {v.label: [] for v in variants}
+    for i in range(max(v.runs for v in variants)):
+        for variant in variants:
+            if i < variant.runs:
+                samples[variant.label].append(run_once(variant.argv, cwd, env))
+    return samples
+
+
+# --------------------------------------------------------------------------- report
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def summarize(label: str, samples: Sequence[float]) -> float:
+    """Print median and interquartile range of ``samples``; return the median."""
+    median = statistics.median(samples)
+    q1, _, q3 = statistics.quantiles(samples, n=4)
+    print(f"  {label:<52} median {ms(median)}   IQR {ms(q1)} .. {ms(q3)}   n={len(samples)}")
+    return median
+
+
+def overhead_line(with_s: float, without_s: float, target: float | None) -> str:
+    """Ratio and overhead in percent; with a target, PASS/MISS against it."""
+    ratio = with_s / without_s
+    percent = (ratio - 1) * 100
+    text = f"ratio {ratio:.3f}  overhead {percent:+.1f}% ({(with_s - without_s) * 1000:+.1f} ms)"
+    if target is None:
+        return f"{text}   (context, no target)"
+    status = "PASS" if percent <= target else "MISS"
+    return f"{text}   target <= {target:g}%   {status}"
+
+
+# --------------------------------------------------------------------------- cases
+
+
+def case_pytest_startup(project: Path, env: Mapping[str, str]) -> None:
+    no_plugin = ("-p", f"no:{PLUGIN_NAME}")
+    no_langsmith = ("-p", f"no:{LANGSMITH_PLUGIN_NAME}")
+    variants = [
+        pytest_variant("(a) as installed", (), MAIN_RUNS),
+        pytest_variant(f"(b) -p no:{PLUGIN_NAME}", no_plugin, MAIN_RUNS),
+        pytest_variant(f"(c) -p no:{LANGSMITH_PLUGIN_NAME}", no_langsmith, CONTEXT_RUNS),
+        pytest_variant(
+            f"(d) -p no:{LANGSMITH_PLUGIN_NAME} -p no:{PLUGIN_NAME}",
+            (*no_langsmith, *no_plugin),
+            CONTEXT_RUNS,
+        ),
+    ]
+    print(f"\n== 1. `python {' '.join(BASE_PYTEST_ARGS)} [...]`, one trivial test")
+    print("   wall time per process; runs interleaved a, b, c, d, a, b, ...")
+    samples = time_interleaved(variants, project, env)
+    a, b, c, d = (summarize(v.label, samples[v.label]) for v in variants)
+    default_env = overhead_line(a, b, OVERHEAD_TARGET_PERCENT)
+    print(f"  pytest-agenttraj, default environment (a vs b): {default_env}")
+    print(f"  pytest-agenttraj, langsmith plugin off (c vs d): {overhead_line(c, d, None)}")
+    print(
+        f"  langsmith's pytest plugin costs (a - c): {(a - c) * 1000:+.1f} ms "
+        f"({(a / c - 1) * 100:+.1f}% of a run without it)"
+    )
+
+
+def case_module_import(project: Path, env: Mapping[str, str]) -> None:
+    variants = [
+        Variant(f"import {module}", (sys.executable, "-c", f"import {module}"), IMPORT_RUNS)
+        for module in (PLUGIN_MODULE, "pytest")
+    ]
+    print("\n== 2. plugin module import in a fresh interpreter (runs interleaved)")
+    samples = time_interleaved(variants, project, env)
+    plugin_s, pytest_s = (summarize(f"python -c '{v.label}'", samples[v.label]) for v in variants)
+    print(
+        f"  {PLUGIN_MODULE}'s own import cost on top of pytest: "
+        f"{(plugin_s - pytest_s) * 1000:+.1f} ms (context, no target)"
+    )
+
+
+def loaded_heavy_modules(project: Path, env: Mapping[str, str]) -> list[str]:
+    code = (
+        f"import sys, json, {PLUGIN_MODULE}; "
+        f"print(json.dumps([m for m in {list(HEAVY_MODULES)!r} if m in sys.modules]))"
+    )
+    argv = [sys.executable, "-c", code]
+    result = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, check=True)
+    loaded: list[str] = json.loads(result.stdout)
+    return loaded
+
+
+def case_heavy_modules(project: Path, env: Mapping[str, str]) -> None:
+    loaded = loaded_heavy_modules(project, env)
+    status = "MISS" if loaded else "PASS"
+    print(f"\n== 3. heavy modules in sys.modules after `import {PLUGIN_MODULE}`")
+    print(
+        f"  checked {', '.join(HEAVY_MODULES)}: {', '.join(loaded) or 'none'}   "
+        f"target: none   {status}"
+    )
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> int:
+    print(header_line())
+    start = perf_counter()
+    env = child_env()
+    with tempfile.TemporaryDirectory(prefix="agenttraj-bench-") as tmp:
+        project = Path(tmp)
+        make_project(project)
+        case_pytest_startup(project, env)
+        case_module_import(project, env)
+        case_heavy_modules(project, env)
+    print(f"\n(start-up benchmark took {perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
