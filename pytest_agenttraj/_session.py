@@ -119,6 +119,7 @@ class TrajectorySession:
             "origin": evaluation.origin,
             "phase": phase,
         }
+        record.update(evaluation.extra)
         if not passed and report is not None:
             record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))

@@ -13,14 +13,18 @@ from typing import Any
 import pytest
 
 from .config import MatchConfig, check_tool_args_mode, check_trajectory_mode, make_config
+from .pass_rules import PassRule, parse_pass_rule
 
 __all__ = ["MARKER_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
 
-MARKER_ARGS = ("mode", "tool_args", "overrides")
+MARKER_ARGS = ("mode", "tool_args", "overrides", "reference", "repeat", "pass_rule")
 MARKER_HELP = (
-    "trajectory(mode=None, tool_args=None, overrides=None): trajectory match settings for this "
-    "test, class or module (mode: strict|unordered|subset|superset; tool_args: "
-    "exact|ignore|subset|superset; overrides: {tool name: args mode | key list | callable})"
+    "trajectory(mode=None, tool_args=None, overrides=None, reference=None, repeat=1, "
+    "pass_rule='all'): trajectory match settings for this test, class or module (mode: "
+    "strict|unordered|subset|superset; tool_args: exact|ignore|subset|superset; overrides: "
+    "{tool name: args mode | key list | callable}; reference: a file in the test's "
+    "trajectories/ folder; repeat: run the test N times, judged by pass_rule: "
+    "all|majority|any|rate:0.8|min:3)"
 )
 
 
@@ -35,6 +39,9 @@ class TrajectorySettings:
     mode: str = "strict"
     tool_args: str = "exact"
     overrides: Mapping[str, Any] | None = None
+    reference: str | None = None
+    repeat: int = 1
+    pass_rule: PassRule = field(default_factory=lambda: parse_pass_rule("all"))
     sources: Mapping[str, str] = field(
         default_factory=lambda: {"mode": "default", "tool_args": "default"}
     )
@@ -90,7 +97,7 @@ def session_settings(config: pytest.Config) -> TrajectorySettings:
         value, source, where = picked
         tool_args = _usage(check_tool_args_mode, value, where)
         sources["tool_args"] = source
-    return TrajectorySettings(mode, tool_args, None, sources)
+    return TrajectorySettings(mode, tool_args, sources=sources)
 
 
 def _usage(check: Any, value: str, where: str) -> str:
@@ -127,6 +134,22 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
     tool_args = check_tool_args_mode(chosen.get("tool_args", base.tool_args), where="tool_args")
     overrides = chosen.get("overrides", base.overrides)
     make_config(mode, tool_args, overrides)  # validates every override value
+    reference = chosen.get("reference", base.reference)
+    if reference is not None and (not isinstance(reference, str) or not reference.strip()):
+        raise ValueError(f"invalid reference {reference!r}: must be a file name (str)")
+    repeat = chosen.get("repeat", base.repeat)
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"invalid repeat {repeat!r}: must be a whole number >= 1")
+    pass_rule = parse_pass_rule(chosen.get("pass_rule", base.pass_rule.text), repeat=repeat)
     sources = dict(base.sources)
     sources.update(dict.fromkeys(chosen, "marker"))
-    return replace(base, mode=mode, tool_args=tool_args, overrides=overrides, sources=sources)
+    return replace(
+        base,
+        mode=mode,
+        tool_args=tool_args,
+        overrides=overrides,
+        reference=reference,
+        repeat=repeat,
+        pass_rule=pass_rule,
+        sources=sources,
+    )
