@@ -11,10 +11,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .matching import MatchReport
+    from .references import ReferenceFile
 
 __all__ = ["Evaluation", "TestScope", "current_scope", "notify", "test_scope"]
 
@@ -34,15 +36,32 @@ class Evaluation:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+class ReferenceResolver(Protocol):
+    """Finds a test's reference files (the plugin knows the test file and the project root)."""
+
+    update: bool
+
+    def resolve(self, name: str | None) -> ReferenceFile:
+        """The reference named ``name`` (``None``: the test's own) for the running test."""
+        ...
+
+    def name_of(self, path: Path) -> str:
+        """How reports name ``path`` (relative to the project root)."""
+        ...
+
+
 @dataclass(frozen=True)
 class TestScope:
-    """The current test's defaults (mode, tool_args, overrides) and where evaluations go."""
+    """The current test's defaults (mode, tool_args, overrides, which of them its marker set)
+    and where evaluations go."""
 
     on_evaluation: Callable[[Evaluation], None]
     mode: str = "strict"
     tool_args: str = "exact"
     overrides: Mapping[str, Any] | None = None
     verbose: int = 0
+    marker_keys: frozenset[str] = frozenset()
+    references: ReferenceResolver | None = None
 
 
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)

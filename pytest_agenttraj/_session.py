@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ._observe import Evaluation, TestScope, test_scope
+from ._reference_store import ItemReferences
 from ._settings import TrajectorySettings, item_settings
 from .assertion import TrajectoryMismatch
 from .evaluators import result_passed
@@ -78,6 +79,8 @@ class TrajectorySession:
             tool_args=settings.tool_args,
             overrides=settings.overrides,
             verbose=self.config.get_verbosity(),
+            marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
+            references=ItemReferences(item, settings.reference),
         )
 
     @pytest.hookimpl(wrapper=True)

@@ -21,17 +21,20 @@ from .evaluators import (
     EvaluatorResult,
     TrajectoryMatchEvaluator,
 )
+from .references import ReferenceFile
 
 __all__ = [
     "assert_trajectory_fixture",
     "async_trajectory_evaluator",
     "trajectory_config",
     "trajectory_evaluator",
+    "trajectory_reference",
 ]
 
 SESSION_KEY = pytest.StashKey[TrajectorySession]()
 _REPORT_KEY = pytest.StashKey[ReportFile]()
 _GATE_KEY = pytest.StashKey[object]()
+_STORE_KEY = pytest.StashKey[object]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,6 +77,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="how far a graded score or pass rate may fall before it counts as a regression "
         "(default: 0)",
     )
+    group.addoption(
+        "--trajectory-update",
+        dest="trajectory_update",
+        action="store_true",
+        default=False,
+        help="write each reference file that is missing or no longer matches from the agent's "
+        "current trajectory, instead of failing",
+    )
+    group.addoption(
+        "--trajectory-prune-unused",
+        dest="trajectory_prune_unused",
+        action="store_true",
+        default=False,
+        help="delete reference files in trajectories/ folders that no test used "
+        "(only after a run of every test)",
+    )
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
     )
@@ -95,6 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = TrajectorySession(config, session_settings(config))
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
+    _configure_references(config, session.is_worker)
     report_path = config.getoption("trajectory_report", default=None)
     if report_path and not session.is_worker:
         path = Path(config.invocation_params.dir, report_path)
@@ -110,6 +130,9 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         config.stash[_GATE_KEY] = gate
         config.pluginmanager.register(gate, "agenttraj-baseline")
+    from . import _ci_surfaces
+
+    _ci_surfaces.register(config)
 
 
 def _tolerance(config: pytest.Config) -> float:
@@ -127,7 +150,24 @@ def _tolerance(config: pytest.Config) -> float:
     return value
 
 
+def _configure_references(config: pytest.Config, is_worker: bool) -> None:
+    from ._reference_store import UPDATE_KEY, ReferenceStore
+
+    config.stash[UPDATE_KEY] = bool(config.getoption("trajectory_update", default=False))
+    if not is_worker:
+        store = ReferenceStore(config, bool(config.getoption("trajectory_prune_unused", False)))
+        config.stash[_STORE_KEY] = store
+        config.pluginmanager.register(store, "agenttraj-references")
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from . import _ci_surfaces
+
+    _ci_surfaces.unregister(config)
+    store = config.stash.get(_STORE_KEY, None)
+    if store is not None:
+        config.pluginmanager.unregister(store)
+        del config.stash[_STORE_KEY]
     gate = config.stash.get(_GATE_KEY, None)
     if gate is not None:
         config.pluginmanager.unregister(gate)
@@ -195,6 +235,25 @@ def async_trajectory_evaluator(
     )
 
 
+@pytest.fixture
+def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
+    """This test's reference file: the marker's ``reference=``, else ``<test name>.yaml``, in
+    the ``trajectories/`` folder beside the test file. Pass it to ``assert_trajectory``; with
+    ``--trajectory-update`` a missing file is written on first use.
+
+    Example::
+
+        @pytest.mark.trajectory(reference="weather.yaml")
+        def test_agent(trajectory_reference):
+            assert_trajectory(agent_messages(), trajectory_reference)
+    """
+    from ._reference_store import ItemReferences
+
+    item = request.node
+    assert isinstance(item, pytest.Item)
+    return ItemReferences(item, _settings(request).reference).resolve(None)
+
+
 @pytest.fixture(name="assert_trajectory")
 def assert_trajectory_fixture(
     trajectory_config: TrajectorySettings,
@@ -207,23 +266,24 @@ def assert_trajectory_fixture(
         def test_agent(assert_trajectory):
             assert_trajectory(result["messages"], reference)
     """
+    from ._observe import current_scope
     from .assertion import assert_trajectory
 
     def bound(
         outputs: Any,
-        reference_outputs: Any,
+        reference_outputs: Any = None,
         *,
         mode: str | None = None,
         tool_args: str | None = None,
         overrides: Mapping[str, Any] | None = None,
     ) -> EvaluatorResult:
         __tracebackhide__ = True
+        if current_scope() is None:  # e.g. called from a thread the test started
+            mode = mode or trajectory_config.mode
+            tool_args = tool_args or trajectory_config.tool_args
+            overrides = overrides if overrides is not None else trajectory_config.overrides
         return assert_trajectory(
-            outputs,
-            reference_outputs,
-            mode=mode or trajectory_config.mode,
-            tool_args=tool_args or trajectory_config.tool_args,
-            overrides=overrides if overrides is not None else trajectory_config.overrides,
+            outputs, reference_outputs, mode=mode, tool_args=tool_args, overrides=overrides
         )
 
     return bound

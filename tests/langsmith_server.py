@@ -29,13 +29,19 @@ Every request is recorded (``server.requests``), bodies are decompressed (gzip,
 deflate, zstd) and multipart bodies are split into parts.  Convenience accessors
 (``feedback()``, ``runs()``, ``examples()``, ``datasets``, ``sessions``) merge what
 arrived over both transports.  ``fault`` injects failures: ``"500"``, ``"429"``
-(with ``Retry-After: 0``) or ``"hang"`` (every request sleeps ``hang_seconds``; the
-sleep is cut short when the server stops).  ``fault`` is a plain attribute and may
-be changed while the server runs.
+(with ``Retry-After: 0``) or ``"hang"`` (every request sleeps ``hang_seconds``, then
+is answered normally; the sleep is cut short when the server stops).  ``fault_on``
+narrows the fault to some requests, e.g. ingestion only::
+
+    FakeLangSmith(fault="500", fault_on=lambda method, path: path.startswith("/runs"))
+
+``fault`` and ``fault_on`` are plain attributes and may be changed while the server
+runs.  ``refused_url()`` gives a URL where nothing listens.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import io
@@ -49,7 +55,7 @@ import time
 import uuid
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -304,13 +310,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for key, value in extra_headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in extra_headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (ConnectionError, TimeoutError):  # the client gave up on a hung request
+            self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
 
@@ -385,10 +394,8 @@ class FakeLangSmith:
         with self._lock:
             connections = list(self._connections)
         for conn in connections:  # ends idle keep-alive connections
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -960,12 +967,13 @@ class FakeLangSmith:
             if rec.param("upsert") in ("true", "True", "1"):
                 return self._update_session_fields(existing[0], body)
             raise _Conflict(f"Session with name {name!r} already exists")
-        session = {
+        reference_dataset_id = body.get("reference_dataset_id")
+        session: dict[str, Any] = {
             "id": str(body.get("id") or _new_id()),
             "name": name,
             "description": body.get("description"),
             "extra": body.get("extra"),
-            "reference_dataset_id": body.get("reference_dataset_id"),
+            "reference_dataset_id": str(reference_dataset_id) if reference_dataset_id else None,
             "tenant_id": TENANT_ID,
             "start_time": body.get("start_time") or _now(),
             "end_time": body.get("end_time"),

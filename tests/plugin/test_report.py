@@ -126,7 +126,7 @@ def test_unwritable_report_is_reported_without_changing_outcomes(
 
 
 def test_write_atomically_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
-    from pytest_agenttraj._report_file import write_atomically
+    from pytest_agenttraj._files import write_atomically
 
     target = tmp_path / "report.json"
     target.write_text("old", encoding="utf-8")

@@ -1,0 +1,193 @@
+"""Reference trajectories in files: loading, --trajectory-update, unused files, bad files."""
+
+from __future__ import annotations
+
+import pytest
+
+AGENT = """
+import os
+import pytest
+from pytest_agenttraj import assert_trajectory
+
+def run_agent():
+    code = os.environ.get("AGENT_CODE", "location-123")
+    return [
+        {"role": "user", "content": "Weather in 苏州?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "function": {"name": "get_weather",
+             "arguments": '{"location_code": "%s"}' % code}}]},
+        {"role": "tool", "content": "Sunny", "tool_call_id": "call_1"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+
+def test_by_name():
+    assert_trajectory(run_agent(), "weather.yaml")
+
+@pytest.mark.trajectory(reference="weather.yaml")
+def test_by_marker(trajectory_reference):
+    assert_trajectory(run_agent(), trajectory_reference)
+
+def test_default_name(assert_trajectory):
+    assert_trajectory(run_agent())
+"""
+
+
+def test_missing_file_fails_with_a_hint(project: pytest.Pytester) -> None:
+    project.makepyfile(AGENT)
+    result = project.runpytest()
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ReferenceFileError: reference file */trajectories/weather.yaml does not exist; "
+            "run pytest with --trajectory-update to write it*"
+        ]
+    )
+
+
+def test_update_writes_stable_files_then_rerun_passes(
+    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(AGENT)
+    result = project.runpytest("--trajectory-update", *plugin_args)
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "agenttraj: wrote reference trajectories/*.yaml",
+            "agenttraj: wrote reference trajectories/*.yaml",
+        ]
+    )
+    folder = project.path / "trajectories"
+    assert sorted(p.name for p in folder.iterdir()) == ["test_default_name.yaml", "weather.yaml"]
+    text = (folder / "weather.yaml").read_text(encoding="utf-8")
+    assert text == (
+        "- content: Weather in 苏州?\n"
+        "  role: user\n"
+        "- role: assistant\n"
+        "  tool_calls:\n"
+        "  - args:\n"
+        "      location_code: location-123\n"
+        "    name: get_weather\n"
+        "- content: Sunny\n"
+        "  role: tool\n"
+        "- content: Sunny.\n"
+        "  role: assistant\n"
+    )
+    assert "call_1" not in text
+    project.runpytest(*plugin_args).assert_outcomes(passed=3)
+    # the agent regresses: the files catch it, and an update rewrites them
+    monkeypatch.setenv("AGENT_CODE", "location-999")
+    failing = project.runpytest()
+    failing.assert_outcomes(failed=3)
+    failing.stdout.fnmatch_lines(["E              + location_code: 'location-999'"])
+    project.runpytest("--trajectory-update").assert_outcomes(passed=3)
+    assert "location-999" in (folder / "weather.yaml").read_text(encoding="utf-8")
+
+
+def test_header_sets_mode_unless_the_marker_does(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        """
+        import pytest
+        from pytest_agenttraj import assert_trajectory
+
+        OUT = [{"role": "assistant", "content": "", "tool_calls": [
+            {"name": "a", "args": {}}, {"name": "b", "args": {"x": 1}}]}]
+
+        def test_header_mode():
+            assert_trajectory(OUT, "loose.yaml")
+
+        @pytest.mark.trajectory(mode="strict")
+        def test_marker_wins():
+            assert_trajectory(OUT, "loose.yaml")
+        """
+    )
+    (project.path / "trajectories").mkdir()
+    (project.path / "trajectories" / "loose.yaml").write_text(
+        "mode: superset\n"
+        "tool_args: ignore\n"
+        "messages:\n"
+        "  - role: assistant\n"
+        "    tool_calls:\n"
+        "      - name: b\n"
+        "        args: {x: 2}\n",
+        encoding="utf-8",
+    )
+    result = project.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*TrajectoryMismatch: * (strict mode, ignore args): *"])
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("broken.yaml", "- {role: user, content: x\n", "*broken.yaml:2: expected ',' or '}'*"),
+        (
+            "evil.yaml",
+            "- !!python/object/apply:os.system [echo hacked]\n",
+            "*evil.yaml:1: could not determine a constructor for the tag*python/object/apply*",
+        ),
+        (
+            "noname.yaml",
+            "- role: user\n  content: q\n- role: assistant\n  tool_calls:\n    - args: {}\n",
+            "*noname.yaml:3: message 1, field 'tool_calls[[]0[]].name': a tool call needs a name*",
+        ),
+        ("empty.yaml", "", "*empty.yaml: expected a list of messages*got NoneType"),
+        ("header.yaml", "mode: loose\nmessages: []\n", "*header.yaml: header: invalid mode*"),
+        ("broken.json", '[{"role": "user",', "*broken.json:1: Expecting*"),
+    ],
+)
+def test_bad_files_name_the_file_and_line(
+    project: pytest.Pytester, name: str, content: str, message: str
+) -> None:
+    project.makepyfile(
+        f"""
+        from pytest_agenttraj import assert_trajectory
+
+        def test_it():
+            assert_trajectory([], "{name}")
+        """
+    )
+    (project.path / "trajectories").mkdir()
+    (project.path / "trajectories" / name).write_text(content, encoding="utf-8")
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"E   *ReferenceFileError: {message}"])
+    assert not (project.path / "hacked").exists()
+
+
+def test_a_path_escaping_the_project_is_refused(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        """
+        from pytest_agenttraj import assert_trajectory
+
+        def test_it():
+            assert_trajectory([], "../../outside.yaml")
+        """
+    )
+    result = project.runpytest("--trajectory-update")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*outside the project root*: refused"])
+    assert not (project.path.parent.parent / "outside.yaml").exists()
+
+
+def test_unused_files_are_listed_and_pruned_only_on_request(project: pytest.Pytester) -> None:
+    project.makepyfile(AGENT)
+    project.runpytest("--trajectory-update").assert_outcomes(passed=3)
+    stale = project.path / "trajectories" / "old_agent.yaml"
+    stale.write_text("[]\n", encoding="utf-8")
+    listed = project.runpytest()
+    listed.stdout.fnmatch_lines(
+        [
+            "agenttraj: 1 reference file(s) no test used (--trajectory-prune-unused deletes them):",
+            "    trajectories/old_agent.yaml",
+        ]
+    )
+    assert stale.exists()
+    partial = project.runpytest("-k", "by_name", "--trajectory-prune-unused")
+    partial.stdout.fnmatch_lines(
+        ["agenttraj: unused references were not checked: not every test ran"]
+    )
+    assert stale.exists()
+    pruned = project.runpytest("--trajectory-prune-unused")
+    pruned.stdout.fnmatch_lines(["agenttraj: deleted unused reference trajectories/old_agent.yaml"])
+    assert not stale.exists()
+    assert (project.path / "trajectories" / "weather.yaml").exists()
