@@ -141,21 +141,30 @@ def _describe(record: Mapping[str, Any]) -> str:
     return f"score {score}"
 
 
+_EPSILON = 1e-9  # a fall of exactly the tolerance is within it, float rounding aside
+
+
+def _moved(before: float, after: float, tolerance: float) -> int:
+    """-1 if ``after`` fell below ``before`` by more than ``tolerance``, +1 if it rose by more."""
+    if before - after > tolerance + _EPSILON:
+        return -1
+    if after - before > tolerance + _EPSILON:
+        return 1
+    return 0
+
+
 def _judge(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: float) -> int:
     """-1 regressed, +1 improved, 0 unchanged."""
     rate_before, rate_after = _number(before.get("pass_rate")), _number(after.get("pass_rate"))
     if rate_before is not None and rate_after is not None:
-        if rate_after < rate_before - tolerance:
-            return -1
-        return 1 if rate_after > rate_before + tolerance else 0
+        return _moved(rate_before, rate_after, tolerance)
     if before.get("passed") and not after.get("passed"):
         return -1
     score_before, score_after = _number(before.get("score")), _number(after.get("score"))
     if score_before is not None and score_after is not None:
-        if score_after < score_before - tolerance:
-            return -1
-        if score_after > score_before + tolerance:
-            return 1
+        moved = _moved(score_before, score_after, tolerance)
+        if moved:
+            return moved
     if not before.get("passed") and after.get("passed"):
         return 1
     return 0
