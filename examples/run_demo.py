@@ -2,7 +2,9 @@
 
 1. every example with the default settings (all pass; the summary lists each evaluation);
 2. a test with no marker, loosened from the command line;
-3. an agent that regressed, to show the diff a failure prints (this session must fail).
+3. an agent that regressed, to show the diff a failure prints (this session must fail);
+4. baseline gating: a scoring suite's report from "main", then a run with a regressed agent
+   whose tests all pass but whose session fails against that baseline.
 
 Exits non-zero if any session does not end as described.
 """
@@ -24,7 +26,8 @@ def _banner(text: str) -> None:
 
 def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
-    print("$ pytest " + " ".join(args), flush=True)
+    prefix = "".join(f"{name}={value} " for name, value in (env or {}).items())
+    print(f"$ {prefix}pytest " + " ".join(args), flush=True)
     return subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}).returncode
 
 
@@ -46,12 +49,24 @@ def main() -> int:
     if code != 1:
         problems.append(f"the regression example should fail (exit 1), it exited {code}")
 
+    _banner("4. Baseline gating: record scores on 'main', then catch a regression on a branch")
+    if _pytest("examples/scoring", "-q", "--trajectory-report=.demo/main.json") != 0:
+        problems.append("the scoring suite should pass on 'main'")
+    code = _pytest(
+        "examples/scoring",
+        "-q",
+        "--trajectory-baseline=.demo/main.json",
+        env={"AGENTTRAJ_DEMO_REGRESSED": "1"},
+    )
+    if code != 1:
+        problems.append(f"the regressed scoring run should fail the session (exit 1), got {code}")
+
     _banner("Done")
     if problems:
         for problem in problems:
             print(f"demo: UNEXPECTED: {problem}")
         return 1
-    print("demo: all three sessions ended as expected (the failure in 3 is intended).")
+    print("demo: every session ended as expected (the failures in 3 and 4 are intended).")
     print(f"demo: the JSON report of session 1 is at {ROOT / '.demo' / 'report.json'}")
     return 0
 

@@ -81,6 +81,7 @@ class ReferenceStore:
         self.partial = False
         self.unused: list[str] = []
         self.removed: list[str] = []
+        self.checked = False
 
     def pytest_agenttraj_record(self, record: dict[str, Any]) -> None:
         name = record.get("reference_file")
@@ -110,6 +111,7 @@ class ReferenceStore:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self._complete_run(session):
             return
+        self.checked = True
         root = self.config.rootpath
         for folder in sorted(self.folders):
             if not folder.is_dir():
@@ -136,7 +138,9 @@ class ReferenceStore:
             )
             for name in self.unused:
                 terminalreporter.write_line(f"    {name}")
-        elif self.prune and not self.removed:
+        elif self.prune and not self.checked:
             terminalreporter.write_line(
                 "agenttraj: unused references were not checked: not every test ran"
             )
+        elif self.prune:
+            terminalreporter.write_line("agenttraj: no unused reference files")

@@ -7,18 +7,17 @@ test's marker, the command line and the ini file.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from ._observe import Evaluation, TestScope, current_scope, notify
-from .config import MatchConfig, make_config
-from .evaluators import EvaluatorResult, evaluate_trajectory
+from ._observe import Evaluation, current_scope, notify
+from .config import make_config
+from .evaluators import EvaluatorResult, evaluate_reference_file, evaluate_trajectory
 from .matching import MatchReport
-from .normalize import to_trajectory
-from .references import ReferenceFile, ReferenceFileError, load_reference, write_reference
+from .references import (
+    resolve_reference,
+)
 from .render import render_text
 
 __all__ = ["TrajectoryMismatch", "assert_trajectory"]
@@ -67,7 +66,7 @@ def assert_trajectory(
     """
     __tracebackhide__ = True
     scope = current_scope()
-    reference_file = _reference_file(reference_outputs, scope)
+    reference_file = resolve_reference(reference_outputs, scope)
     marker = scope.marker_keys if scope else frozenset()
     header = reference_file.header() if reference_file is not None else {}
 
@@ -83,26 +82,13 @@ def assert_trajectory(
         pick(tool_args, "tool_args", "exact"),
         pick(overrides, "overrides", None),
     )
-    update = bool(scope and scope.references and scope.references.update)
     extra: dict[str, Any] = {}
-    if reference_file is not None:
-        resolver = scope.references if scope else None
-        extra["reference_file"] = (
-            resolver.name_of(reference_file.path) if resolver else str(reference_file.path)
-        )
-        if not reference_file.exists and not update:
-            raise ReferenceFileError(
-                f"reference file {reference_file.path} does not exist; run pytest with "
-                "--trajectory-update to write it from the agent's current trajectory"
-            )
-        reference_outputs = reference_file.messages
     started = time.perf_counter()
-    if reference_file is not None and update and not reference_file.exists:
-        result, report = _rewrite(outputs, reference_file, config, extra)
+    if reference_file is not None:
+        result, report = evaluate_reference_file(outputs, reference_file, config, scope, extra)
+        reference_outputs = reference_file.messages
     else:
         result, report = evaluate_trajectory(outputs, reference_outputs, config)
-        if not report.matched and reference_file is not None and update:
-            result, report = _rewrite(outputs, reference_file, config, extra)
     notify(
         Evaluation(
             result=result,
@@ -117,28 +103,3 @@ def assert_trajectory(
     if not report.matched:
         raise TrajectoryMismatch(report, result, verbose=scope.verbose if scope else 0)
     return result
-
-
-def _reference_file(reference: Any, scope: TestScope | None) -> ReferenceFile | None:
-    """The reference file meant by ``reference`` (a name, a path, a loaded file, or ``None``)."""
-    if isinstance(reference, ReferenceFile):
-        return reference
-    if reference is None or isinstance(reference, str | os.PathLike):
-        if scope is not None and scope.references is not None:
-            return scope.references.resolve(None if reference is None else os.fspath(reference))
-        if reference is None:
-            raise ValueError("assert_trajectory needs reference_outputs outside a pytest test")
-        path = Path(reference)
-        return load_reference(path) if path.exists() else ReferenceFile(path, exists=False)
-    return None
-
-
-def _rewrite(
-    outputs: Any, reference: ReferenceFile, config: MatchConfig, extra: dict[str, Any]
-) -> tuple[EvaluatorResult, MatchReport]:
-    """Write ``outputs`` as the reference, then evaluate against what was written, so that a
-    file that does not read back to a match is a failure, not a silent pass."""
-    write_reference(reference, to_trajectory(outputs, side="outputs"))
-    extra["reference_written"] = True
-    written = load_reference(reference.path)
-    return evaluate_trajectory(outputs, written.messages, config)

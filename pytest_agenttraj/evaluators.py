@@ -8,11 +8,12 @@ validated when the evaluator is built, and a mismatch comes with a ``comment`` s
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from ._observe import Evaluation, current_scope, notify
+from ._observe import Evaluation, TestScope, current_scope, notify
 from ._values import canonical
 from .config import (
     MatchConfig,
@@ -23,6 +24,13 @@ from .config import (
 )
 from .matching import MatchReport, match_trajectories
 from .normalize import Memo, to_trajectory
+from .references import (
+    ReferenceFile,
+    ReferenceFileError,
+    load_reference,
+    resolve_reference,
+    write_reference,
+)
 
 __all__ = [
     "AsyncTrajectoryMatchEvaluator",
@@ -68,12 +76,47 @@ def evaluate_trajectory(
     return result, report
 
 
-class TrajectoryMatchEvaluator:
-    """A configured trajectory evaluator: call it with ``outputs`` and ``reference_outputs``."""
+def evaluate_reference_file(
+    outputs: Any,
+    reference: ReferenceFile,
+    config: MatchConfig,
+    scope: TestScope | None,
+    extra: dict[str, Any],
+) -> tuple[EvaluatorResult, MatchReport]:
+    """Evaluate against a reference file. Under ``--trajectory-update`` a file that is missing or
+    does not match is rewritten from ``outputs`` and the evaluation is made against what was
+    written, so a file that does not read back to a match is a failure, not a silent pass.
+    ``extra`` receives the file's name (and whether it was written) for the record."""
+    resolver = scope.references if scope else None
+    update = bool(resolver and resolver.update)
+    extra["reference_file"] = resolver.name_of(reference.path) if resolver else str(reference.path)
+    if not reference.exists and not update:
+        raise ReferenceFileError(
+            f"reference file {reference.path} does not exist; run pytest with "
+            "--trajectory-update to write it from the agent's current trajectory"
+        )
+    if reference.exists:
+        result, report = evaluate_trajectory(outputs, reference.messages, config)
+        if report.matched or not update:
+            return result, report
+    write_reference(reference, to_trajectory(outputs, side="outputs"))
+    extra["reference_written"] = True
+    return evaluate_trajectory(outputs, load_reference(reference.path).messages, config)
 
-    def __init__(self, config: MatchConfig, *, origin: str = "evaluator") -> None:
+
+class TrajectoryMatchEvaluator:
+    """A configured trajectory evaluator: call it with ``outputs`` and ``reference_outputs``.
+
+    Evaluators made by the plugin's fixtures (``reference_files=True``) also take the name of a
+    reference file in the test's ``trajectories/`` folder as ``reference_outputs``.
+    """
+
+    def __init__(
+        self, config: MatchConfig, *, origin: str = "evaluator", reference_files: bool = False
+    ) -> None:
         self.config = config
         self._origin = origin
+        self._reference_files = reference_files
 
     def __repr__(self) -> str:
         return (
@@ -83,8 +126,20 @@ class TrajectoryMatchEvaluator:
 
     def _evaluate(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
         started = time.perf_counter()
-        result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
-        if current_scope() is not None:
+        scope = current_scope()
+        extra: dict[str, Any] = {}
+        reference = (
+            resolve_reference(reference_outputs, scope)
+            if self._reference_files
+            and isinstance(reference_outputs, str | os.PathLike | ReferenceFile)
+            else None
+        )
+        if reference is not None:
+            result, report = evaluate_reference_file(outputs, reference, self.config, scope, extra)
+            reference_outputs = reference.messages
+        else:
+            result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
+        if scope is not None:
             notify(
                 Evaluation(
                     result=result,
@@ -94,6 +149,7 @@ class TrajectoryMatchEvaluator:
                     inputs=inputs,
                     duration_s=time.perf_counter() - started,
                     origin=self._origin,
+                    extra=extra,
                 )
             )
         return result

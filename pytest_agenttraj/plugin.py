@@ -93,6 +93,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="delete reference files in trajectories/ folders that no test used "
         "(only after a run of every test)",
     )
+    group.addoption(
+        "--trajectory-min-pass-rate",
+        dest="trajectory_min_pass_rate",
+        action="append",
+        default=None,
+        metavar="[GROUP=]RATE",
+        help="fail the session when less than RATE (0..1) of the trajectory evaluations pass; "
+        "GROUP=RATE for the tests marked GROUP (repeatable; errors count as failed, skips "
+        "against the rate)",
+    )
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
     )
@@ -100,6 +110,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "trajectory_tool_args_mode",
         "default tool-args match mode (see --tool-args-mode)",
         default="",
+    )
+    parser.addini(
+        "trajectory_min_pass_rate",
+        "minimum pass rates, one [GROUP=]RATE per line (see --trajectory-min-pass-rate)",
+        type="linelist",
+        default=[],
     )
 
 
@@ -133,6 +149,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import _ci_surfaces
 
     _ci_surfaces.register(config)
+    from . import _pass_rate_gate
+
+    _pass_rate_gate.register(config, session)
 
 
 def _tolerance(config: pytest.Config) -> float:
@@ -164,6 +183,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     from . import _ci_surfaces
 
     _ci_surfaces.unregister(config)
+    from . import _pass_rate_gate
+
+    _pass_rate_gate.unregister(config)
     store = config.stash.get(_STORE_KEY, None)
     if store is not None:
         config.pluginmanager.unregister(store)
@@ -215,7 +237,9 @@ def trajectory_evaluator(trajectory_config: TrajectorySettings) -> TrajectoryMat
             result = trajectory_evaluator(outputs=messages, reference_outputs=reference)
             assert result["score"]
     """
-    return TrajectoryMatchEvaluator(trajectory_config.match_config(), origin="trajectory_evaluator")
+    return TrajectoryMatchEvaluator(
+        trajectory_config.match_config(), origin="trajectory_evaluator", reference_files=True
+    )
 
 
 @pytest.fixture
@@ -231,7 +255,9 @@ def async_trajectory_evaluator(
             assert result["score"]
     """
     return AsyncTrajectoryMatchEvaluator(
-        trajectory_config.match_config(), origin="async_trajectory_evaluator"
+        trajectory_config.match_config(),
+        origin="async_trajectory_evaluator",
+        reference_files=True,
     )
 
 

@@ -22,12 +22,14 @@ file is used.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._files import write_atomically
+from ._observe import TestScope
 from .config import check_tool_args_mode, check_trajectory_mode, make_config
 from .errors import AgentTrajError, TrajectoryFormatError
 from .model import Trajectory
@@ -39,6 +41,7 @@ __all__ = [
     "ReferenceFileError",
     "dump_reference",
     "load_reference",
+    "resolve_reference",
     "write_reference",
 ]
 
@@ -204,3 +207,17 @@ def dump_reference(trajectory: Trajectory, path: Path, header: Mapping[str, Any]
 def write_reference(reference: ReferenceFile, trajectory: Trajectory) -> None:
     """Write ``trajectory`` into ``reference.path``, keeping the file's header."""
     write_atomically(reference.path, dump_reference(trajectory, reference.path, reference.header()))
+
+
+def resolve_reference(reference: Any, scope: TestScope | None) -> ReferenceFile | None:
+    """The reference file meant by ``reference`` (a name, a path, a loaded file, or ``None``)."""
+    if isinstance(reference, ReferenceFile):
+        return reference
+    if reference is None or isinstance(reference, str | os.PathLike):
+        if scope is not None and scope.references is not None:
+            return scope.references.resolve(None if reference is None else os.fspath(reference))
+        if reference is None:
+            raise ValueError("assert_trajectory needs reference_outputs outside a pytest test")
+        path = Path(reference)
+        return load_reference(path) if path.exists() else ReferenceFile(path, exists=False)
+    return None
