@@ -132,7 +132,9 @@ def test_marker_is_registered_for_strict_markers(project: pytest.Pytester) -> No
     )
     project.runpytest("--strict-markers").assert_outcomes(passed=1)
     result = project.runpytest("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.trajectory(mode=None, tool_args=None, overrides=None, *"])
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.trajectory(mode=None, tool_args=None, overrides=None, *"]
+    )
 
 
 @pytest.mark.parametrize(
