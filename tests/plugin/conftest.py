@@ -40,8 +40,10 @@ asyncio_default_fixture_loop_scope = function
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    """A pytester project with the shared conftest and ini."""
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester project with the shared conftest and ini; inner runs never write to a real CI
+    step summary."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     pytester.makeconftest(PROJECT_CONFTEST)
     pytester.makefile(".ini", pytest=PROJECT_INI)
     return pytester
