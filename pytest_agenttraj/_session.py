@@ -1,10 +1,14 @@
 """The per-run object behind the plugin: puts each test in scope, records its evaluations, sends
-them to the controlling process on the test's report, and prints the terminal summary."""
+them to the controlling process on the test's report, and prints the terminal summary.
+
+A test marked ``repeat=N`` runs through :mod:`._repeat`; the session then gathers evaluations per
+attempt and leaves it to the runner to put one record per evaluation on the one logged report.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Generator
+from collections.abc import Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -12,21 +16,31 @@ import pytest
 
 from ._observe import Evaluation, TestScope, test_scope
 from ._reference_store import ItemReferences
+from ._repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from ._settings import TrajectorySettings, item_settings
 from .assertion import TrajectoryMismatch
 from .evaluators import result_passed
 from .render import render_report
 from .report import TrajectoryResults
 
-__all__ = ["ITEM_SETTINGS", "PROPERTY", "TrajectorySession"]
+__all__ = ["ITEM_SETTINGS", "PLUGIN_FIXTURES", "PROPERTY", "TEST_PROPERTY", "TrajectorySession"]
 
 PROPERTY = "agenttraj"
 """Name of the ``user_properties`` entry that carries one record (as JSON) on a test report."""
+
+TEST_PROPERTY = "agenttraj_test"
+"""Name of the teardown report's entry describing a test for ``--trajectory-min-pass-rate`` (JSON
+``{"uses_plugin": bool, "groups": [marker names]}``); only made while that gate is on."""
+
+PLUGIN_FIXTURES = frozenset({"assert_trajectory", "async_trajectory_evaluator"})
+"""Fixtures that make a test a trajectory test, besides every fixture named ``trajectory_*``."""
 
 ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
 _EVALUATIONS = pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]]()
 _COUNTERS = pytest.StashKey[dict[str, int]]()
 _SETTING_ERROR = pytest.StashKey[str]()
+_ATTEMPT = pytest.StashKey[int | None]()
+"""Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
 
 
@@ -47,6 +61,13 @@ class TrajectorySession:
         self.settings = settings
         self.results = TrajectoryResults()
         self.is_worker = hasattr(config, "workerinput")
+        self.repeats: list[dict[str, Any]] = []
+        self.tagged_groups: tuple[str, ...] | None = None
+
+    def tag_tests(self, groups: Sequence[str]) -> None:
+        """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
+        plugin's fixtures or marker, and which of ``groups`` (marker names) it carries."""
+        self.tagged_groups = tuple(groups)
 
     # ------------------------------------------------------------ collection
 
@@ -70,6 +91,39 @@ class TrajectorySession:
         return item.stash.get(ITEM_SETTINGS, self.settings)
 
     # ------------------------------------------------------------ running
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> bool | None:
+        """Run a test marked ``repeat=N`` (N > 1) through its attempts; others run as usual.
+
+        ``--setup-only`` and ``--setup-plan`` run it once, as pytest would.
+        """
+        settings = self.settings_for(item)
+        if settings.repeat <= 1 or self.config.getoption("setuponly", False):
+            return None
+        run_repeated(item, nextitem, repeat=settings.repeat, rule=settings.pass_rule, recorder=self)
+        return True
+
+    def begin_attempt(self, item: pytest.Item, number: int | None) -> None:
+        item.stash[_ATTEMPT] = number
+        item.stash[_EVALUATIONS] = []
+        item.stash[_COUNTERS] = {}
+
+    def end_attempt(self, item: pytest.Item) -> list[dict[str, Any]]:
+        records = [record for _, record, _ in item.stash.get(_EVALUATIONS, [])]
+        item.stash[_EVALUATIONS] = []
+        item.stash[_COUNTERS] = {}
+        return records
+
+    def end_repeat(self, item: pytest.Item) -> None:
+        if _ATTEMPT in item.stash:
+            del item.stash[_ATTEMPT]
+
+    def attach(self, report: pytest.TestReport, records: Sequence[Mapping[str, Any]]) -> None:
+        for record in records:
+            report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
 
     def _scope(self, item: pytest.Item, phase: str) -> TestScope:
         settings = self.settings_for(item)
@@ -122,6 +176,9 @@ class TrajectorySession:
             "origin": evaluation.origin,
             "phase": phase,
         }
+        attempt = item.stash.get(_ATTEMPT, None)
+        if attempt is not None:
+            record["attempt"] = attempt
         record.update(evaluation.extra)
         if not passed and report is not None:
             record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
@@ -140,10 +197,23 @@ class TrajectorySession:
         evaluations = [e for e in item.stash.get(_EVALUATIONS, []) if e[0] == call.when]
         for _, record, _ in evaluations:
             record["test_outcome"] = report.outcome
-            report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
+        if _ATTEMPT not in item.stash:  # a repeated test's runner attaches them at the end
+            self.attach(report, [record for _, record, _ in evaluations])
         if report.failed and call.excinfo is not None:
             self._explain(item, call, report, evaluations)
+        if call.when == "teardown" and self.tagged_groups is not None:
+            self._tag(item, report)
         return report
+
+    def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        fixtures = getattr(item, "fixturenames", ())
+        uses_plugin = item.get_closest_marker("trajectory") is not None or any(
+            name.startswith("trajectory_") or name in PLUGIN_FIXTURES for name in fixtures
+        )
+        groups = [g for g in self.tagged_groups or () if item.get_closest_marker(g) is not None]
+        if uses_plugin or groups:
+            value = json.dumps({"uses_plugin": uses_plugin, "groups": groups})
+            report.user_properties.append((TEST_PROPERTY, value))
 
     def _explain(
         self,
@@ -179,6 +249,8 @@ class TrajectorySession:
                 self.config.hook.pytest_agenttraj_record(
                     config=self.config, record=json.loads(value)
                 )
+            elif name == REPEAT_PROPERTY and isinstance(value, str):
+                self.repeats.append(json.loads(value))
 
     def pytest_agenttraj_record(self, record: dict[str, Any]) -> None:
         self.results.add(record)
@@ -190,6 +262,12 @@ class TrajectorySession:
         verbosity = self.config.get_verbosity()
         if self.is_worker or verbosity < -1:
             return
+        if self.repeats and verbosity >= 0:
+            terminalreporter.write_sep("=", "trajectory repeats")
+            for line in repeat_lines(self.repeats, verbosity):
+                terminalreporter.write_line(
+                    line, red=line.startswith("FAILED"), yellow=line.startswith("SKIPPED")
+                )
         lines = self.results.lines(verbosity)
         if not lines:
             return

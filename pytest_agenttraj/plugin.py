@@ -37,8 +37,11 @@ _GATE_KEY = pytest.StashKey[object]()
 _STORE_KEY = pytest.StashKey[object]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("agenttraj", "agent trajectories (pytest-agenttraj)")
+    from .langsmith_sink import add_options
+
+    add_options(parser, pluginmanager)  # --trajectory-langsmith, trajectory_langsmith
     group.addoption(
         "--trajectory-mode",
         dest="trajectory_mode",
@@ -119,6 +122,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_load_initial_conftests(parser: pytest.Parser) -> None:
+    # --langsmith-output is langsmith's flag too: register it only once every plugin is loaded,
+    # so that whichever loads first, neither clashes nor warns.
+    from .langsmith_sink import add_output_option
+
+    add_output_option(parser)
+
+
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
 
@@ -149,6 +161,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import _ci_surfaces
 
     _ci_surfaces.register(config)
+    from . import langsmith_sink
+
+    langsmith_sink.register(config)
     from . import _pass_rate_gate
 
     _pass_rate_gate.register(config, session)
@@ -180,6 +195,9 @@ def _configure_references(config: pytest.Config, is_worker: bool) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from . import langsmith_sink
+
+    langsmith_sink.unregister(config)
     from . import _ci_surfaces
 
     _ci_surfaces.unregister(config)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ._version import __version__
 
-__all__ = ["REPORT_VERSION", "TrajectoryResults"]
+__all__ = ["REPORT_VERSION", "TrajectoryResults", "attempt_counts"]
 
 REPORT_VERSION = 1
 _DEFAULT_ROWS = 20
@@ -25,19 +25,28 @@ class TrajectoryResults:
         self.records.append(dict(record))
 
     def summary(self) -> dict[str, Any]:
-        """Totals: evaluations, passed, failed, tests with evaluations, counts per key."""
+        """Totals: evaluations, passed, failed, tests with evaluations, counts per key.
+
+        When a test was repeated (``repeat=N``), each of its evaluations is one record judged by
+        its pass rate, and ``attempts``/``passed_attempts`` add up every attempt's evaluation
+        (a record of a test run once counts as one attempt).
+        """
         passed = sum(1 for r in self.records if r.get("passed"))
         by_key: dict[str, dict[str, int]] = {}
         for record in self.records:
             counts = by_key.setdefault(str(record.get("key")), {"passed": 0, "failed": 0})
             counts["passed" if record.get("passed") else "failed"] += 1
-        return {
+        summary: dict[str, Any] = {
             "evaluations": len(self.records),
             "passed": passed,
             "failed": len(self.records) - passed,
             "tests": len({r.get("nodeid") for r in self.records}),
             "by_key": by_key,
         }
+        if any("attempts" in r for r in self.records):
+            summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
+            summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
+        return summary
 
     def to_json(self, *, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The report document: ``{"version": 1, "results": [...], "summary": {...}}``."""
@@ -80,7 +89,7 @@ class TrajectoryResults:
                     str(record.get("key")),
                     _mode_label(record),
                     _score_label(record.get("score")),
-                    "PASS" if record.get("passed") else "FAIL",
+                    _result_label(record),
                 )
             )
         lines = _format_table(table)
@@ -102,11 +111,14 @@ class TrajectoryResults:
     def _totals_line(self) -> str:
         summary = self.summary()
         tests = summary["tests"]
-        return (
+        line = (
             f"{summary['evaluations']} trajectory evaluations in {tests} "
             f"test{'s' if tests != 1 else ''}: {summary['passed']} passed, "
             f"{summary['failed']} failed"
         )
+        if "attempts" in summary:
+            line += f" ({summary['passed_attempts']} of {summary['attempts']} attempts passed)"
+        return line
 
 
 _PUBLIC_FIELDS = (
@@ -122,6 +134,13 @@ _PUBLIC_FIELDS = (
     "origin",
     "phase",
     "test_outcome",
+    "attempts",
+    "evaluated_attempts",
+    "passed_attempts",
+    "pass_rate",
+    "attempt_passed",
+    "repeat",
+    "pass_rule",
 )
 
 
@@ -130,6 +149,21 @@ def _public(record: Mapping[str, Any]) -> dict[str, Any]:
     out = {k: record.get(k) for k in _PUBLIC_FIELDS if k in record}
     out.update({k: v for k, v in record.items() if k not in out and not k.startswith("_")})
     return out
+
+
+def attempt_counts(record: Mapping[str, Any]) -> tuple[int, int]:
+    """(attempts, passed attempts) of a record; a test run once is one attempt."""
+    if "attempts" in record:
+        return int(record["attempts"]), int(record.get("passed_attempts", 0))
+    return 1, 1 if record.get("passed") else 0
+
+
+def _result_label(record: Mapping[str, Any]) -> str:
+    """``PASS``/``FAIL``, with ``3/5`` attempts for a repeated test's evaluation."""
+    label = "PASS" if record.get("passed") else "FAIL"
+    if "attempts" in record:
+        label += f" {record.get('passed_attempts')}/{record['attempts']}"
+    return label
 
 
 def _test_label(record: Mapping[str, Any]) -> str:
