@@ -43,6 +43,7 @@ from typing import Any, Protocol, cast
 import pytest
 from _pytest.runner import call_and_report, show_test_item
 
+from ._ci_surfaces import JUNIT_PREFIX, junit_properties
 from .pass_rules import PassRule
 
 __all__ = [
@@ -146,19 +147,22 @@ def run_repeated(
         failed = next(report for report in logged if report.failed)
         failed.sections.append((_SECTION, _failure_text(info, attempts)))
     last = logged[-1]
+    # JUnit properties describe the whole repeat (pass rate included), not the shown attempt.
+    junit = item.config.pluginmanager.has_plugin("agenttraj-junit")
+    properties = [(n, v) for n, v in properties if not str(n).startswith(f"{JUNIT_PREFIX}.")]
     last.user_properties = [*properties, (REPEAT_PROPERTY, json.dumps(info))]
     skipped = [a.number for a in attempts if a.outcome == "skipped"]
-    recorder.attach(
-        last,
-        aggregate(
-            [a.records for a in attempts],
-            shown=shown.number - 1,
-            rule=rule,
-            repeat=repeat,
-            test_outcome=info["verdict"],
-            skipped_attempt=skipped[0] - 1 if skipped else None,
-        ),
+    records = aggregate(
+        [a.records for a in attempts],
+        shown=shown.number - 1,
+        rule=rule,
+        repeat=repeat,
+        test_outcome=info["verdict"],
+        skipped_attempt=skipped[0] - 1 if skipped else None,
     )
+    recorder.attach(last, records)
+    if junit:
+        last.user_properties.extend(p for r in records for p in junit_properties(r))
     for report in logged:
         ihook.pytest_runtest_logreport(report=report)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)

@@ -433,3 +433,31 @@ def test_repeat_line_wording() -> None:
         "verdict": "failed",
     }
     assert repeat_line(info) == "2 of 5 attempts passed (3 failed); pass_rule majority needs 3"
+
+
+def test_junit_properties_describe_the_whole_repeat(project: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    project.makepyfile(
+        ATTEMPT
+        + """
+import pytest
+from pytest_agenttraj import exact_match
+
+@pytest.mark.trajectory(repeat=4, pass_rule="any")
+def test_scored():
+    number = attempt("scored")
+    assert exact_match(outputs=number, reference_outputs=3)["score"]
+"""
+    )
+    project.runpytest("--junitxml=junit.xml").assert_outcomes(passed=1)
+    properties = {
+        p.get("name"): p.get("value")
+        for p in ET.parse(project.path / "junit.xml").iter("property")
+        if str(p.get("name")).startswith("agenttraj.exact_match")
+    }
+    assert properties == {
+        "agenttraj.exact_match.score": "true",
+        "agenttraj.exact_match.passed": "true",
+        "agenttraj.exact_match.pass_rate": "0.333",
+    }
