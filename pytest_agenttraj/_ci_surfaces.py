@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .report import TrajectoryResults
+from .report import TrajectoryResults, mode_label, test_label, value_label
 
 if TYPE_CHECKING:
     from .baseline import Comparison
@@ -63,7 +63,7 @@ def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, str]]:
     pairs = []
     for name in _JUNIT_FIELDS:
         if name in ("score", "passed") or record.get(name) is not None:
-            pairs.append((f"{stem}.{name}", _value_text(record.get(name))))
+            pairs.append((f"{stem}.{name}", value_label(record.get(name))))
     return pairs
 
 
@@ -113,10 +113,10 @@ def step_summary_markdown(
         ("test", "key", "mode", "score", "result"),
         [
             (
-                _test_label(r.get("nodeid"), r.get("index")),
+                test_label(r.get("nodeid"), r.get("index")),
                 str(r.get("key")),
-                _mode_label(r),
-                _value_text(r.get("score")),
+                mode_label(r),
+                value_label(r.get("score")),
                 "✅ PASS" if r.get("passed") else "❌ FAIL",
             )
             for r in rows[:max_rows]
@@ -151,7 +151,7 @@ def _baseline_section(
         lines += _table(
             ("test", "key", "change"),
             [
-                (_test_label(c.identity[0], c.identity[2]), c.identity[1], c.reason)
+                (test_label(c.identity[0], c.identity[2]), c.identity[1], c.reason)
                 for c in regressions[:max_rows]
             ],
         )
@@ -178,27 +178,6 @@ def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str
     for row in rows:
         lines.append("| " + " | ".join(_cell(cell) for cell in row) + " |")
     return lines
-
-
-def _test_label(nodeid: object, index: object) -> str:
-    return f"{nodeid} [{index}]" if index else str(nodeid)
-
-
-def _mode_label(record: Mapping[str, Any]) -> str:
-    mode, args = record.get("mode"), record.get("tool_args_mode")
-    if mode is None:
-        return "-"
-    return f"{mode}/{args}" if args else str(mode)
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    return str(value)
 
 
 class StepSummary:

@@ -7,6 +7,7 @@ scope is current (a context variable, so async tests and tasks they spawn see it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from .matching import MatchReport
     from .references import ReferenceFile
 
-__all__ = ["Evaluation", "TestScope", "current_scope", "notify", "test_scope"]
+__all__ = ["Evaluation", "TestScope", "announce", "current_scope", "notify", "test_scope"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +88,33 @@ def notify(evaluation: Evaluation) -> None:
     scope = _SCOPE.get()
     if scope is not None:
         scope.on_evaluation(evaluation)
+
+
+def announce(
+    result: Mapping[str, Any],
+    *,
+    outputs: Any,
+    reference_outputs: Any,
+    started: float,
+    origin: str,
+    report: MatchReport | None = None,
+    inputs: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Tell the running test, if any, about an evaluation that began at ``started``
+    (``time.perf_counter()``); outside a test this costs nothing."""
+    scope = _SCOPE.get()
+    if scope is None:
+        return
+    scope.on_evaluation(
+        Evaluation(
+            result=result,
+            report=report,
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            inputs=inputs,
+            duration_s=time.perf_counter() - started,
+            origin=origin,
+            extra=dict(extra or {}),
+        )
+    )

@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ._observe import Evaluation, current_scope, notify
+from ._observe import announce, current_scope
 from .config import make_config
 from .evaluators import EvaluatorResult, evaluate_reference_file, evaluate_trajectory
 from .matching import MatchReport
@@ -89,16 +89,14 @@ def assert_trajectory(
         reference_outputs = reference_file.messages
     else:
         result, report = evaluate_trajectory(outputs, reference_outputs, config)
-    notify(
-        Evaluation(
-            result=result,
-            report=report,
-            outputs=outputs,
-            reference_outputs=reference_outputs,
-            duration_s=time.perf_counter() - started,
-            origin="assert_trajectory",
-            extra=extra,
-        )
+    announce(
+        result,
+        report=report,
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        started=started,
+        origin="assert_trajectory",
+        extra=extra,
     )
     if not report.matched:
         raise TrajectoryMismatch(report, result, verbose=scope.verbose if scope else 0)

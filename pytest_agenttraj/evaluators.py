@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from ._observe import Evaluation, TestScope, current_scope, notify
+from ._observe import TestScope, announce, current_scope
 from ._values import canonical
 from .config import (
     MatchConfig,
@@ -139,19 +139,16 @@ class TrajectoryMatchEvaluator:
             reference_outputs = reference.messages
         else:
             result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
-        if scope is not None:
-            notify(
-                Evaluation(
-                    result=result,
-                    report=report,
-                    outputs=outputs,
-                    reference_outputs=reference_outputs,
-                    inputs=inputs,
-                    duration_s=time.perf_counter() - started,
-                    origin=self._origin,
-                    extra=extra,
-                )
-            )
+        announce(
+            result,
+            report=report,
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            inputs=inputs,
+            started=started,
+            origin=self._origin,
+            extra=extra,
+        )
         return result
 
     def __call__(
@@ -232,16 +229,13 @@ def _exact_result(outputs: Any, reference_outputs: Any, inputs: Any) -> Evaluato
         "comment": None if score else "outputs differ from reference_outputs",
         "metadata": None,
     }
-    notify(
-        Evaluation(
-            result=result,
-            report=None,
-            outputs=outputs,
-            reference_outputs=reference_outputs,
-            inputs=inputs,
-            duration_s=time.perf_counter() - started,
-            origin="exact_match",
-        )
+    announce(
+        result,
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        inputs=inputs,
+        started=started,
+        origin="exact_match",
     )
     return result
 

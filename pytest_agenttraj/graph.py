@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._observe import Evaluation, notify
+from ._observe import announce
 from .evaluators import EvaluatorResult
 
 __all__ = [
@@ -96,15 +96,12 @@ def _graph_result(outputs: Any, reference_outputs: Any) -> EvaluatorResult:
         "comment": None if problem is None else f"Graph trajectory differs: {problem}.",
         "metadata": None,
     }
-    notify(
-        Evaluation(
-            result=result,
-            report=None,
-            outputs=outputs,
-            reference_outputs=reference_outputs,
-            duration_s=time.perf_counter() - started,
-            origin=_KEY,
-        )
+    announce(
+        result,
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        started=started,
+        origin=_KEY,
     )
     return result
 

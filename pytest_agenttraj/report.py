@@ -85,10 +85,10 @@ class TrajectoryResults:
         for record in shown:
             table.append(
                 (
-                    _test_label(record),
+                    test_label(record.get("nodeid"), record.get("index", 0)),
                     str(record.get("key")),
-                    _mode_label(record),
-                    _score_label(record.get("score")),
+                    mode_label(record),
+                    value_label(record.get("score")),
                     _result_label(record),
                 )
             )
@@ -166,25 +166,29 @@ def _result_label(record: Mapping[str, Any]) -> str:
     return label
 
 
-def _test_label(record: Mapping[str, Any]) -> str:
-    index = record.get("index", 0)
-    nodeid = str(record.get("nodeid"))
-    return f"{nodeid} [{index}]" if index else nodeid
+def test_label(nodeid: object, index: object) -> str:
+    """A result's test as shown in tables: the node id, with ``[index]`` for a key's second and
+    later results in the same test."""
+    return f"{nodeid} [{index}]" if index else str(nodeid)
 
 
-def _mode_label(record: Mapping[str, Any]) -> str:
+def mode_label(record: Mapping[str, Any]) -> str:
+    """``mode/tool_args_mode``, or ``-`` for evaluators without a mode."""
     mode, args = record.get("mode"), record.get("tool_args_mode")
     if mode is None:
         return "-"
     return f"{mode}/{args}" if args else str(mode)
 
 
-def _score_label(score: Any) -> str:
-    if isinstance(score, bool):
-        return "true" if score else "false"
-    if isinstance(score, float):
-        return f"{score:.3g}"
-    return str(score)
+def value_label(value: Any) -> str:
+    """A score or flag as tables show it: ``true``/``false``, 3 significant digits, ``-``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
 
 
 def _format_table(rows: Iterable[tuple[str, ...]]) -> list[str]:
