@@ -8,8 +8,9 @@ What it measures (median wall time per evaluator call, ``time.perf_counter``):
    pairing is quadratic here);
 4. subset/superset argument matching and a callable override at 1,000 calls;
 5. scaling of our matcher from 125 to 4,000 calls (fitted exponent b of time ~ a*n^b);
-6. import cost of ``import pytest_agenttraj`` vs ``import openevals`` in fresh processes,
-   and whether importing our package pulls in ``langchain_core`` / ``langsmith``.
+6. import cost of ``import pytest_agenttraj`` vs ``import openevals`` in fresh processes
+   (bytecode of both cached alike in a temporary ``PYTHONPYCACHEPREFIX``), and whether
+   importing our package pulls in ``langchain_core`` / ``langsmith``.
 
 Both implementations are called through the same public API
 (``create_trajectory_match_evaluator(...)(outputs=..., reference_outputs=...)``) on the same
@@ -34,12 +35,13 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from time import perf_counter
-from typing import Any
+from typing import Any, cast
 
 from _trajectories import SINGLE_TOOL, TrajectoryPair, make_pair, with_extra_key
 
@@ -72,8 +74,10 @@ class Subject:
 
 def load_subjects() -> tuple[Subject, Subject]:
     """Return (openevals, ours); in self-test mode "ours" is openevals again."""
-    from openevals.trajectory.match import create_trajectory_match_evaluator as oe_create
+    from openevals.trajectory.match import create_trajectory_match_evaluator
 
+    # openevals types its evaluator as a Protocol; the benchmark only needs "callable".
+    oe_create = cast(EvaluatorFactory, create_trajectory_match_evaluator)
     reference = Subject("openevals", oe_create, "openevals", metadata.version("openevals"))
     if os.environ.get(SELFTEST_ENV) == "1":
         return reference, Subject("openevals(self)", oe_create, "openevals", reference.version)
@@ -368,30 +372,47 @@ def _exponent_rows(
     print(report.COLUMNS.format(name, "", f"{oe_b:.2f}", f"{ours_b:.2f}", "", "<=1.1", status))
 
 
-def _wall_time(code: str) -> float:
+def _import_env(pycache: str) -> dict[str, str]:
+    """Environment with all bytecode cached under ``pycache``.
+
+    An editable install has no ``.pyc`` files (and ``PYTHONDONTWRITEBYTECODE`` may forbid
+    writing them) while site-packages has; a shared temporary ``PYTHONPYCACHEPREFIX``, warmed
+    by one run per snippet, puts both packages on the same footing as an ordinary install.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+def _wall_time(code: str, env: dict[str, str]) -> float:
     start = perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO_ROOT, env=env)
     return perf_counter() - start
 
 
-def _median_import_cost(codes: Sequence[str]) -> list[float]:
+def _median_import_cost(codes: Sequence[str], env: dict[str, str]) -> list[float]:
     """Median wall time of each snippet in a fresh interpreter (interleaved runs)."""
-    for code in codes:  # warm the file-system cache
-        _wall_time(code)
+    for code in codes:  # warm the file-system and bytecode caches
+        _wall_time(code, env)
     samples: list[list[float]] = [[] for _ in codes]
     for _ in range(IMPORT_RUNS):
         for i, code in enumerate(codes):
-            samples[i].append(_wall_time(code))
+            samples[i].append(_wall_time(code, env))
     return [statistics.median(s) for s in samples]
 
 
-def _loaded_modules(module: str, candidates: Sequence[str]) -> list[str]:
+def _loaded_modules(module: str, candidates: Sequence[str], env: dict[str, str]) -> list[str]:
     code = (
         f"import sys, json, {module}; "
         f"print(json.dumps([m for m in {list(candidates)!r} if m in sys.modules]))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], check=True, cwd=REPO_ROOT, capture_output=True, text=True
+        [sys.executable, "-c", code],
+        check=True,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     loaded: list[str] = json.loads(result.stdout)
     return loaded
@@ -399,16 +420,18 @@ def _loaded_modules(module: str, candidates: Sequence[str]) -> list[str]:
 
 def case_import(report: Report, reference: Subject, ours: Subject) -> None:
     print(f"\n== 6. import cost (fresh interpreter, median of {IMPORT_RUNS}, minus `pass`)")
-    baseline, oe_total, ours_total = _median_import_cost(
-        ["pass", f"import {reference.module}", f"import {ours.module}"]
-    )
+    with tempfile.TemporaryDirectory(prefix="agenttraj-pycache-") as pycache:
+        env = _import_env(pycache)
+        baseline, oe_total, ours_total = _median_import_cost(
+            ["pass", f"import {reference.module}", f"import {ours.module}"], env
+        )
+        loaded = _loaded_modules(ours.module, FORBIDDEN_MODULES, env)
     oe_s, ours_s = oe_total - baseline, ours_total - baseline
     print(f"interpreter start-up (`python -c pass`): {fmt_seconds(baseline)}")
     print(
         f"import {reference.module}: {fmt_seconds(oe_s)}   import {ours.module}: "
         f"{fmt_seconds(ours_s)}   ratio: {oe_s / max(ours_s, 1e-6):.1f}x"
     )
-    loaded = _loaded_modules(ours.module, FORBIDDEN_MODULES)
     ok = not loaded
     if not ok:
         report.misses.append(f"import {ours.module} loads {', '.join(loaded)}")

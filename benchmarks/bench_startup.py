@@ -20,7 +20,11 @@ Runs of the variants being compared are interleaved (A, B, A, B, ...) after one 
 warm-up run, so a change in machine load affects both sides alike. The exit status is 0
 whatever the numbers are. ``PYTEST_ADDOPTS``/``PYTEST_PLUGINS``/
 ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` are removed from the children's environment so that
-only the flags shown are in effect. Total runtime is about a minute on an idle 2-CPU machine.
+only the flags shown are in effect, and all bytecode is cached in a temporary
+``PYTHONPYCACHEPREFIX``, as an ordinary install would cache it (see ``child_env``); set
+``AGENTTRAJ_BENCH_INHERIT_BYTECODE=1`` to keep the caller's bytecode settings instead (e.g.
+to see what ``PYTHONDONTWRITEBYTECODE=1`` costs). Total runtime is under 90 s on an idle
+2-CPU machine.
 
 Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_startup.py``.
 """
@@ -53,6 +57,8 @@ PYTEST_ENV_VARS: tuple[str, ...] = (
     "PYTEST_PLUGINS",
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
 )
+NO_PYC_VAR = "PYTHONDONTWRITEBYTECODE"
+INHERIT_BYTECODE_ENV = "AGENTTRAJ_BENCH_INHERIT_BYTECODE"
 BASE_PYTEST_ARGS: tuple[str, ...] = (
     "-m",
     "pytest",
@@ -70,16 +76,40 @@ INI_FILE = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
 
 @dataclass(frozen=True)
 class Variant:
-    """One command line to time, run ``runs`` times in ``cwd``."""
+    """One command line to time and how many times to run it."""
 
     label: str
     argv: tuple[str, ...]
     runs: int
 
 
-def child_env() -> dict[str, str]:
-    """The current environment without variables that change pytest's plugin set."""
-    return {k: v for k, v in os.environ.items() if k not in PYTEST_ENV_VARS}
+def child_env(pycache: Path | None) -> dict[str, str]:
+    """The environment for the timed processes.
+
+    Variables that change pytest's plugin set are removed. With ``pycache``, bytecode is read
+    from and written to it (``PYTHONPYCACHEPREFIX``) even if ``PYTHONDONTWRITEBYTECODE`` is
+    set. That matters: pytest assertion-rewrites every module of a distribution that has a
+    ``pytest11`` entry point (ours and langsmith's) and caches the rewritten bytecode only
+    where bytecode may be written; and an editable install has no ``.pyc`` files at all.
+    Without a cache each run recompiles those modules, which an ordinary install pays once.
+    After the warm-up run every module is cached alike, and the repository is left untouched.
+    ``pycache=None`` keeps the caller's bytecode settings.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in PYTEST_ENV_VARS}
+    if pycache is not None:
+        env.pop(NO_PYC_VAR, None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+def bytecode_note(env: Mapping[str, str], inherited: bool) -> str:
+    if not inherited:
+        return "bytecode: every module cached in a temporary PYTHONPYCACHEPREFIX"
+    return (
+        f"bytecode: inherited settings ({INHERIT_BYTECODE_ENV} set), "
+        f"{NO_PYC_VAR}={env.get(NO_PYC_VAR, '')!r}, "
+        f"PYTHONPYCACHEPREFIX={env.get('PYTHONPYCACHEPREFIX', '')!r}"
+    )
 
 
 def make_project(root: Path) -> None:
@@ -144,12 +174,32 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.1f} ms"
 
 
+def relative_iqr(samples: Sequence[float]) -> float:
+    """Interquartile range as a fraction of the median (a noise measure)."""
+    q1, _, q3 = statistics.quantiles(samples, n=4)
+    return (q3 - q1) / statistics.median(samples)
+
+
 def summarize(label: str, samples: Sequence[float]) -> float:
-    """Print median and interquartile range of ``samples``; return the median."""
+    """Print median, interquartile range and minimum of ``samples``; return the median."""
     median = statistics.median(samples)
     q1, _, q3 = statistics.quantiles(samples, n=4)
-    print(f"  {label:<52} median {ms(median)}   IQR {ms(q1)} .. {ms(q3)}   n={len(samples)}")
+    print(
+        f"  {label:<44} median {ms(median)}   IQR {ms(q1)} .. {ms(q3)}   "
+        f"min {ms(min(samples))}   n={len(samples)}"
+    )
     return median
+
+
+def noise_note(samples: Mapping[str, Sequence[float]]) -> None:
+    """Warn when the run-to-run spread is wider than the overhead target itself."""
+    limit = OVERHEAD_TARGET_PERCENT / 100
+    noisy = [label for label, values in samples.items() if relative_iqr(values) > limit]
+    if noisy:
+        print(
+            f"  !! NOISY: IQR > {OVERHEAD_TARGET_PERCENT:g}% of the median for "
+            f"{', '.join(noisy)}; re-run on a quieter machine before quoting the verdict"
+        )
 
 
 def overhead_line(with_s: float, without_s: float, target: float | None) -> str:
@@ -190,6 +240,7 @@ def case_pytest_startup(project: Path, env: Mapping[str, str]) -> None:
         f"  langsmith's pytest plugin costs (a - c): {(a - c) * 1000:+.1f} ms "
         f"({(a / c - 1) * 100:+.1f}% of a run without it)"
     )
+    noise_note(samples)
 
 
 def case_module_import(project: Path, env: Mapping[str, str]) -> None:
@@ -233,10 +284,13 @@ def case_heavy_modules(project: Path, env: Mapping[str, str]) -> None:
 def main() -> int:
     print(header_line())
     start = perf_counter()
-    env = child_env()
     with tempfile.TemporaryDirectory(prefix="agenttraj-bench-") as tmp:
-        project = Path(tmp)
+        project = Path(tmp, "project")
+        project.mkdir()
         make_project(project)
+        inherit = os.environ.get(INHERIT_BYTECODE_ENV) == "1"
+        env = child_env(None if inherit else Path(tmp, "pycache"))
+        print(bytecode_note(env, inherit))
         case_pytest_startup(project, env)
         case_module_import(project, env)
         case_heavy_modules(project, env)

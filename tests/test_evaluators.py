@@ -344,3 +344,22 @@ def test_trajectory_mismatch_survives_copy_and_pickle() -> None:
         assert clone.result == error.result
         assert clone.verbose == error.verbose
         assert clone.report.matched is False
+
+
+def test_the_garbage_collector_is_left_as_it_was() -> None:
+    import gc
+
+    evaluator = create_trajectory_match_evaluator()
+    trajectory = [{"role": "user", "content": "hi"}]
+    assert gc.isenabled()
+    evaluator(outputs=trajectory, reference_outputs=trajectory)
+    assert gc.isenabled()
+    with pytest.raises(TrajectoryFormatError):
+        evaluator(outputs=[{"role": "robot"}], reference_outputs=trajectory)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        evaluator(outputs=trajectory, reference_outputs=trajectory)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
