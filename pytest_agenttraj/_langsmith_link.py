@@ -26,6 +26,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -291,14 +292,18 @@ class Link:
             raise_on_status=False,
             respect_retry_after_header=False,
         )
-        self.client = langsmith.Client(
-            api_url=api_url,
-            api_key=key,
-            session=self.session,
-            retry_config=retry,
-            timeout_ms=(int(CONNECT_SECONDS * 1000), int(READ_SECONDS * 1000)),
-            info=dict(verdict.info) if verdict.info else None,
-        )
+        with warnings.catch_warnings():
+            # e.g. a missing API key: a warning here would be an error under
+            # ``filterwarnings = error``; the first refused request (401) says it once instead
+            warnings.simplefilter("ignore", ls_utils.LangSmithWarning)
+            self.client = langsmith.Client(
+                api_url=api_url,
+                api_key=key,
+                session=self.session,
+                retry_config=retry,
+                timeout_ms=(int(CONNECT_SECONDS * 1000), int(READ_SECONDS * 1000)),
+                info=dict(verdict.info) if verdict.info else None,
+            )
         self._datasets: dict[str, Any] = {}
         self._lock = threading.Lock()
         quiet_stopped_uploads()
@@ -370,7 +375,8 @@ class Link:
         finished = done.wait(seconds + 0.5)
         queue = getattr(self.client, "tracing_queue", None)
         pending = getattr(queue, "unfinished_tasks", 0) if queue is not None else 0
-        if not finished or pending:
+        late = time.monotonic() >= (self.guard.deadline or 0.0)  # flush() gave up waiting
+        if not finished or pending or late:
             self.guard.trip(f"uploads were still pending {seconds:g} s after the last test")
             return False
         return True

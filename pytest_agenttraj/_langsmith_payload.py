@@ -127,7 +127,8 @@ class _Converter:
         """A dict view of pydantic models, dataclasses and ``Trajectory``-like objects."""
         dump = getattr(value, "model_dump", None)
         if callable(dump) and not isinstance(value, type):
-            for kwargs in ({"mode": "json"}, {}):
+            # Python mode first: sets, datetimes, bytes are then converted here, in a stable way
+            for kwargs in ({}, {"mode": "json"}):
                 try:
                     dumped = dump(**kwargs)
                 except Exception:  # an unserialisable field: try the next form, then repr

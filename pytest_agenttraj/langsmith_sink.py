@@ -31,6 +31,7 @@ import os
 import threading
 import types
 from collections.abc import Awaitable, Callable, Generator, Mapping
+from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +121,8 @@ def add_output_option(parser: pytest.Parser) -> None:
             action="store_true",
             default=False,
             help="log results to LangSmith (pytest-agenttraj logs each trajectory result; "
-            "langsmith's plugin, when loaded, also shows its live table and needs -p 1)",
+            "langsmith's plugin, when loaded, also shows its live table, adds -qq -s and "
+            "refuses -n)",
         )
 
 
@@ -158,10 +160,8 @@ def _switch(config: pytest.Config) -> str | None:
         return FLAG
     try:
         on = config.getini(INI)
-    except ValueError:
-        raise pytest.UsageError(
-            f"invalid {INI} value {config.inicfg.get(INI)!r}: use true or false"
-        ) from None
+    except (ValueError, pytest.UsageError) as error:  # pytest's message does not name the key
+        raise pytest.UsageError(f"invalid {INI} ({error}): use true or false") from None
     return f"{INI} = true" if on else None
 
 
@@ -269,6 +269,7 @@ class LangSmithStats:
 class _Case:
     """A tracked test: who runs it and what has been logged into it."""
 
+    nodeid: str
     kind: str  # "ours": tracked by this plugin; "user": the user's @pytest.mark.langsmith
     managed: bool  # logging is switched on: this plugin runs the test (and guards it)
     live: bool  # LangSmith answered the probe
@@ -279,13 +280,25 @@ class _Case:
     untracked: bool = False
     run: Any = None
     pending: list[tuple[Evaluation, bool]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # threads append to pending
     outputs: dict[str, Any] = field(default_factory=dict)
     references: dict[str, Any] = field(default_factory=dict)
     slots: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, Any] | None = None
 
+    def reset(self) -> None:
+        """Before each run of the test's body (a plugin may run it more than once)."""
+        self.entered = self.body_done = self.finished = False
+        self.body_error = self.run = self.inputs = None
+        self.outputs, self.references, self.slots = {}, {}, {}
+
+    def add_pending(self, evaluation: Evaluation, by_caller: bool) -> None:
+        with self.lock:
+            self.pending.append((evaluation, by_caller))
+
     def take_pending(self) -> list[tuple[Evaluation, bool]]:
-        taken, self.pending = self.pending, []
+        with self.lock:
+            taken, self.pending = self.pending, []
         return taken
 
     def slot(self, payload: Any) -> str:
@@ -348,6 +361,8 @@ class LangSmithSink:
         self._connected = False
         self._modules: dict[str, bool] = {}
         self._our_experiments: set[str] = set()
+        self._tracked: set[str] = set()
+        self._untracked_ids: set[str] = set()
         self._lock = threading.Lock()
         if self.enabled and not self.langsmith_active:
             config.addinivalue_line(
@@ -425,19 +440,19 @@ class LangSmithSink:
         if not self.enabled:
             if self.langsmith_active:  # langsmith runs them; results are logged into them
                 for item in users:
-                    item.stash[_CASE] = _Case(kind="user", managed=False, live=True)
+                    item.stash[_CASE] = _Case(item.nodeid, "user", managed=False, live=True)
             return
         if not (ours or users) or self.config.option.collectonly:
             return
         link = self._connect()
         for item in ours:
-            item.stash[_CASE] = _Case(kind="ours", managed=True, live=link is not None)
-            if link is not None:
+            item.stash[_CASE] = _Case(item.nodeid, "ours", managed=True, live=link is not None)
+            if link is not None and self._fits_live_table(item):
                 item.add_marker(
                     pytest.mark.langsmith(test_suite_name=self.suite, client=link.client)
                 )
         for item in users:
-            item.stash[_CASE] = _Case(kind="user", managed=True, live=link is not None)
+            item.stash[_CASE] = _Case(item.nodeid, "user", managed=True, live=link is not None)
             marker = item.get_closest_marker("langsmith")
             if link is not None and marker is not None and "client" not in marker.kwargs:
                 # Closest marker wins: langsmith's plugin then uses the bounded client.
@@ -445,6 +460,13 @@ class LangSmithSink:
                     pytest.mark.langsmith(**{**marker.kwargs, "client": link.client}),
                     append=False,
                 )
+
+    def _fits_live_table(self, item: pytest.Item) -> bool:
+        """langsmith's live table (``--langsmith-output``) cannot show a test whose id has more
+        than one ``::`` (a method of a class): it would crash pytest. Such tests are tracked
+        but kept out of the table (no marker, no request handed to langsmith)."""
+        table = self.config.pluginmanager.get_plugin("langsmith_output_plugin")
+        return table is None or item.nodeid.count("::") == 1
 
     def _is_trajectory_test(self, item: pytest.Function) -> bool:
         if TRAJECTORY_FIXTURES.intersection(item.fixturenames):
@@ -500,7 +522,7 @@ class LangSmithSink:
             return (yield)
         finally:
             case = item.stash.get(_CASE, None)
-            left = len(case.take_pending()) if case is not None else 0
+            left = _unlogged(case.take_pending()) if case is not None else 0
             if left and case is not None and case.live and not case.untracked:
                 with self._lock:
                     self.stats.unlogged_results += left
@@ -510,7 +532,7 @@ class LangSmithSink:
         names = _parameters(plain)
         is_async = inspect.iscoroutinefunction(plain)
         link = self.link
-        request = getattr(item, "_request", None)
+        request = getattr(item, "_request", None) if self._fits_live_table(item) else None
 
         def untracked(testargs: Mapping[str, Any]) -> Any:
             return plain(**_pick(names, testargs))
@@ -519,11 +541,12 @@ class LangSmithSink:
             self._count_untracked(case)
             return _make_runner(is_async, untracked, None, case, self._untracked, self._late)
 
+        import langsmith
+
         if case.kind == "ours":
 
-            def attempt(testargs: Mapping[str, Any]) -> Any:
-                import langsmith
-
+            def call(testargs: Mapping[str, Any]) -> Any:
+                case.reset()
                 kwargs = _pick(names, testargs)
                 example = link.example_id(self.suite, item.nodeid)
                 body = self._our_body(item, case, plain, kwargs, is_async)
@@ -533,38 +556,41 @@ class LangSmithSink:
                     id=example,
                     metadata={"pytest_nodeid": item.nodeid},
                 )(body)
-                with langsmith.tracing_context(client=link.client, enabled=True):
-                    return tracked(request=request)
+                return tracked(request=request)
 
-            return _make_runner(is_async, attempt, untracked, case, self._untracked, self._late)
+            def context() -> ContextManager[None]:
+                return langsmith.tracing_context(client=link.client, enabled=True)
 
-        marker = item.get_closest_marker("langsmith")
-        kwargs_for_test = dict(marker.kwargs) if marker is not None else {}
-        injected = kwargs_for_test.get("client") is link.client
+        else:
+            marker = item.get_closest_marker("langsmith")
+            kwargs_for_test = dict(marker.kwargs) if marker is not None else {}
+            injected = kwargs_for_test.get("client") is link.client
 
-        def attempt_user(testargs: Mapping[str, Any]) -> Any:
-            import langsmith
-
-            context = (
-                langsmith.tracing_context(client=link.client)
-                if injected
-                else contextlib.nullcontext()
-            )
-            with context:
+            def call(testargs: Mapping[str, Any]) -> Any:
+                case.reset()
                 if self.langsmith_active:  # ``previous`` is langsmith's wrapper of our body
                     return previous(**testargs)
                 # the user's marker arguments, as langsmith's plugin would pass them
                 decorate: Callable[[Any], Callable[..., Any]] = langsmith.test(**kwargs_for_test)
-                tracked = decorate(previous)
                 args = {k: v for k, v in testargs.items() if k != "request"}
-                return tracked(request=request, **args)
+                return decorate(previous)(request=request, **args)
 
-        return _make_runner(is_async, attempt_user, untracked, case, self._untracked, self._late)
+            def context() -> ContextManager[None]:
+                # tracing on, as for the tests tracked here; the bounded client unless the
+                # marker named its own
+                if injected:
+                    return langsmith.tracing_context(client=link.client, enabled=True)
+                return langsmith.tracing_context(enabled=True)
+
+        attempt = _within(is_async, context, call)
+        return _make_runner(is_async, attempt, untracked, case, self._untracked, self._late)
 
     def _count_untracked(self, case: _Case) -> None:
         case.untracked = True
         with self._lock:
-            self.stats.untracked_tests += 1
+            if case.nodeid not in self._untracked_ids:
+                self._untracked_ids.add(case.nodeid)
+                self.stats.untracked_tests += 1
 
     def _untracked(self, case: _Case, error: BaseException) -> None:
         """Tracking failed before the test's body ran: the test runs untracked."""
@@ -591,7 +617,9 @@ class LangSmithSink:
         case.run = run
         name = getattr(run, "session_name", None)
         with self._lock:
-            self.stats.tracked_tests += 1
+            if case.nodeid not in self._tracked:  # once per test, however often it runs
+                self._tracked.add(case.nodeid)
+                self.stats.tracked_tests += 1
             if isinstance(name, str) and name not in self.stats.experiments:
                 self.stats.experiments[name] = None
                 if case.kind == "ours":
@@ -709,13 +737,16 @@ class LangSmithSink:
 
         current = langsmith.get_current_run_tree()
         by_caller = current is not None and "reference_run_id" in (current.metadata or {})
-        case.pending.append((evaluation, by_caller))
-        if current is None:
-            return  # not in the test's run context (a fixture, a thread): logged after the body
-        root = getattr(current, "parent_run_id", None) is None
-        if case.run is None and not case.managed and not by_caller and root:
-            self._adopt(case, current)  # langsmith runs this test: this is its run
-        if current is case.run:
+        if not case.managed:
+            # langsmith runs this test and nothing here runs after its body: log now, in its
+            # run, or not at all (e.g. tracing is off, or a thread made the evaluation)
+            root = current is not None and getattr(current, "parent_run_id", None) is None
+            if case.run is None and root and not by_caller:
+                self._adopt(case, current)
+            if current is None or current is not case.run:
+                return
+        case.add_pending(evaluation, by_caller)
+        if current is not None and current is case.run:
             self._log_pending(case)
 
     def _finish(self, case: _Case) -> None:
@@ -727,7 +758,7 @@ class LangSmithSink:
                 self._log_inputs(case)
         finally:
             case.finished = True
-            left = len(case.take_pending())
+            left = _unlogged(case.take_pending())
             if left:
                 with self._lock:
                     self.stats.unlogged_results += left
@@ -841,6 +872,32 @@ class LangSmithSink:
 
 
 _Hook = Callable[[_Case, BaseException], None]
+
+
+def _within(
+    is_async: bool,
+    context: Callable[[], ContextManager[None]],
+    call: Callable[[Mapping[str, Any]], Any],
+) -> Callable[[Mapping[str, Any]], Any]:
+    """``call`` inside ``context`` -- for a coroutine, while it is awaited, not just created."""
+    if is_async:
+
+        async def run_async(testargs: Mapping[str, Any]) -> Any:
+            with context():
+                return await _awaitable(call(testargs))
+
+        return run_async
+
+    def run(testargs: Mapping[str, Any]) -> Any:
+        with context():
+            return call(testargs)
+
+    return run
+
+
+def _unlogged(pending: list[tuple[Evaluation, bool]]) -> int:
+    """Results among ``pending`` whose feedback this sink owed (not logged by their caller)."""
+    return sum(1 for _, by_caller in pending if not by_caller)
 
 
 def _make_runner(
