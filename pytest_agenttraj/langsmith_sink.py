@@ -94,7 +94,7 @@ def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
         default=None,
         help="log each trajectory result to LangSmith, keeping pytest's normal output, diffs "
         "and -n (like --langsmith-output without langsmith's output mode; see "
-        "docs/langsmith.md)",
+        "the README)",
     )
     parser.addini(
         INI,
