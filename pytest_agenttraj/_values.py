@@ -8,6 +8,7 @@ they compare correctly and never crash.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -96,10 +97,9 @@ def _canonical_other(value: Any) -> Hashable:
         return ("y", bytes(value))
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        try:
+        # A model that cannot dump itself compares by its repr below.
+        with contextlib.suppress(Exception):
             return ("m", type(value).__qualname__, canonical(dump()))
-        except Exception:  # a model that cannot dump itself compares by its repr below
-            pass
     try:
         hash(value)
     except TypeError:
