@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections import defaultdict, deque
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ._assignment import complete_matching
@@ -72,7 +72,7 @@ class MatchReport:
     """Everything a diff needs: the verdict, what paired, and each problem with its location.
 
     ``alignment`` lists message rows (output index, reference index; ``None`` on the side that has
-    no message there) for a side-by-side view.
+    no message there) for a side-by-side view: the strict comparison's rows, else message positions.
     """
 
     config: MatchConfig
@@ -81,7 +81,16 @@ class MatchReport:
     matched: bool
     problems: tuple[Problem, ...] = ()
     pairs: tuple[tuple[CallRef, CallRef], ...] = ()
-    alignment: tuple[tuple[int | None, int | None], ...] = field(default=())
+    rows: tuple[tuple[int | None, int | None], ...] | None = None
+
+    @property
+    def alignment(self) -> tuple[tuple[int | None, int | None], ...]:
+        if self.rows is not None:
+            return self.rows
+        n_out, n_ref = len(self.output.messages), len(self.reference.messages)
+        return tuple(
+            (i if i < n_out else None, i if i < n_ref else None) for i in range(max(n_out, n_ref))
+        )
 
     @property
     def mode(self) -> str:
@@ -234,13 +243,7 @@ def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig)
     report_out = mode in ("unordered", "subset")
     report_ref = mode in ("unordered", "superset")
     problems = _call_problems(paired, lone_out, lone_ref, report_out, report_ref, config)
-    n_out, n_ref = len(output.messages), len(reference.messages)
-    alignment = tuple(
-        (i if i < n_out else None, i if i < n_ref else None) for i in range(max(n_out, n_ref))
-    )
-    return MatchReport(
-        config, output, reference, not problems, tuple(problems), tuple(paired), alignment
-    )
+    return MatchReport(config, output, reference, not problems, tuple(problems), tuple(paired))
 
 
 # ---------------------------------------------------------------- pairing
@@ -262,6 +265,49 @@ def _pair_calls(
 
     Returns the pairs (in output order) and the unpaired calls of each side.
     """
+    partner = _pair_identical(outputs, references, config) or _pair_by_name(
+        outputs, references, config
+    )
+    paired = [(outputs[i], references[j]) for i, j in enumerate(partner) if j != -1]
+    if len(paired) == len(outputs) == len(references):
+        return paired, [], []
+    taken = {j for j in partner if j != -1}
+    lone_out = [outputs[i] for i, j in enumerate(partner) if j == -1]
+    lone_ref = [r for j, r in enumerate(references) if j not in taken]
+    return paired, lone_out, lone_ref
+
+
+_IDENTITY_RULES = frozenset({"exact", "ignore", "subset", "superset"})
+
+
+def _pair_identical(
+    outputs: list[CallRef], references: list[CallRef], config: MatchConfig
+) -> list[int] | None:
+    """The common case in one pass: calls of the same tool whose arguments came from the same
+    text (one shared dict, see normalize) match under every rule without overrides. Returns the
+    pairing only if it pairs one whole side, so that it is already maximum; else ``None``."""
+    if config.overrides or config.tool_args not in _IDENTITY_RULES:
+        return None
+    free: dict[tuple[str, int], list[int]] = {}
+    for j, ref in enumerate(references):
+        call = ref.call
+        free.setdefault((call.name, id(call.args)), []).append(j)
+    for indices in free.values():
+        indices.reverse()  # pop() then takes the earliest reference call
+    partner = []
+    for out in outputs:
+        call = out.call
+        bucket = free.get((call.name, id(call.args)))
+        partner.append(bucket.pop() if bucket else -1)
+    if -1 not in partner or not any(free.values()):
+        return partner
+    return None
+
+
+def _pair_by_name(
+    outputs: list[CallRef], references: list[CallRef], config: MatchConfig
+) -> list[int]:
+    """A maximum pairing, tool by tool: ``result[i]`` is the reference index for output ``i``."""
     by_name_out: dict[str, list[int]] = defaultdict(list)
     by_name_ref: dict[str, list[int]] = defaultdict(list)
     for i, ref in enumerate(outputs):
@@ -280,11 +326,7 @@ def _pair_calls(
         for a, b in enumerate(local):
             if b != -1:
                 partner[out_ids[a]] = ref_ids[b]
-    paired = [(outputs[i], references[j]) for i, j in enumerate(partner) if j != -1]
-    taken = {j for j in partner if j != -1}
-    lone_out = [outputs[i] for i, j in enumerate(partner) if j == -1]
-    lone_ref = [r for j, r in enumerate(references) if j not in taken]
-    return paired, lone_out, lone_ref
+    return partner
 
 
 def _pair_group(
@@ -422,6 +464,8 @@ def _call_problems(
     """Problems for unpaired calls; an unpaired output and reference of the same tool become one
     'args differ' problem. ``where`` names what was searched (strict mode searches one message
     of each side)."""
+    if not lone_out and not lone_ref:
+        return []
     problems: list[Problem] = []
     used_ref: set[int] = set()
     used_out: set[int] = set()
