@@ -303,8 +303,13 @@ def _dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
     if type(raw_args) is str and raw_args:
         args = memo.get(raw_args)
         if args is None:
-            args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
-            memo[raw_args] = args
+            try:
+                parsed = json.loads(raw_args)
+            except ValueError:
+                parsed = None
+            if type(parsed) is not dict:  # let _parse_args say what is wrong, and where
+                parsed = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
+            args = memo[raw_args] = parsed
     else:
         args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
     call_id = raw.get("id")
