@@ -1,0 +1,27 @@
+"""The examples run as `make demo` runs them: every session ends as it says it does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_demo_sessions_end_as_described() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "run_demo.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = result.stdout
+    assert result.returncode == 0, out[-3000:] + result.stderr[-3000:]
+    assert "demo: every session ended as expected" in out
+    # the intended failure shows the diff a newcomer should see
+    assert "+ location_code: 'location-999'" in out
+    assert "- location_code: 'location-123'" in out
+    # and the baseline session names the regression
+    assert "REGRESSED: examples/scoring/test_agent_scores.py::test_weather_agent_score" in out
