@@ -13,7 +13,7 @@ from _pytest._io import TerminalWriter
 from .matching import MatchReport
 from .render import render_report
 
-__all__ = ["MismatchRepr", "colour_mismatch", "render_plain"]
+__all__ = ["MismatchRepr", "colour_mismatch"]
 
 _STYLES: dict[str, dict[str, bool]] = {
     "bad": {"red": True},
@@ -21,10 +21,6 @@ _STYLES: dict[str, dict[str, bool]] = {
     "dim": {"cyan": True},
     "bold": {"bold": True},
 }
-
-
-def render_plain(report: MatchReport, verbose: int, width: int = 100) -> list[str]:
-    return render_report(report, verbose=verbose, width=width)
 
 
 class MismatchRepr(TerminalRepr):

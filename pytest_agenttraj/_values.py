@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args", "json_equal"]
+__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args"]
 
 
 class _Missing:
@@ -105,11 +105,6 @@ def _canonical_other(value: Any) -> Hashable:
     except TypeError:
         return ("r", type(value).__qualname__, repr(value))
     return ("o", value)
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """Whether two values are equal as JSON values."""
-    return canonical(left) == canonical(right)
 
 
 @dataclass(frozen=True, slots=True)
