@@ -10,7 +10,8 @@ A threshold of 0 never fails. What is counted, on the controlling process after 
 * a repeated test (``repeat=N``) counts every attempt's evaluation: ``passed_attempts`` of its
   ``attempts``;
 * a *trajectory test* (one with the ``trajectory`` marker or a fixture of this plugin:
-  ``trajectory_*``, ``assert_trajectory``, ``async_trajectory_evaluator``) that made no
+  ``trajectory_config``, ``trajectory_evaluator``, ``async_trajectory_evaluator``,
+  ``trajectory_reference``, ``assert_trajectory``) that made no
   evaluation counts as one failed evaluation per attempt if it failed or errored, and as one
   *skipped* evaluation if it was skipped (xfailed included). Skipped evaluations are in the
   denominator: they count against the rate, so skipping every check never meets a threshold;

@@ -23,7 +23,14 @@ from .evaluators import result_passed
 from .render import render_report
 from .report import TrajectoryResults
 
-__all__ = ["ITEM_SETTINGS", "PLUGIN_FIXTURES", "PROPERTY", "TEST_PROPERTY", "TrajectorySession"]
+__all__ = [
+    "ITEM_SETTINGS",
+    "PLUGIN_FIXTURES",
+    "PROPERTY",
+    "TEST_PROPERTY",
+    "TrajectorySession",
+    "uses_plugin",
+]
 
 PROPERTY = "agenttraj"
 """Name of the ``user_properties`` entry that carries one record (as JSON) on a test report."""
@@ -32,8 +39,26 @@ TEST_PROPERTY = "agenttraj_test"
 """Name of the teardown report's entry describing a test for ``--trajectory-min-pass-rate`` (JSON
 ``{"uses_plugin": bool, "groups": [marker names]}``); only made while that gate is on."""
 
-PLUGIN_FIXTURES = frozenset({"assert_trajectory", "async_trajectory_evaluator"})
-"""Fixtures that make a test a trajectory test, besides every fixture named ``trajectory_*``."""
+PLUGIN_FIXTURES = frozenset(
+    {
+        "assert_trajectory",
+        "async_trajectory_evaluator",
+        "trajectory_config",
+        "trajectory_evaluator",
+        "trajectory_reference",
+    }
+)
+"""This plugin's fixtures: a test that requests one (or carries the ``trajectory`` marker) is a
+trajectory test."""
+
+
+def uses_plugin(item: pytest.Item) -> bool:
+    """Whether ``item`` requests one of this plugin's fixtures or carries its marker."""
+    fixtures = getattr(item, "fixturenames", ())
+    return bool(PLUGIN_FIXTURES.intersection(fixtures)) or (
+        item.get_closest_marker("trajectory") is not None
+    )
+
 
 ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
 _EVALUATIONS = pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]]()
@@ -206,13 +231,10 @@ class TrajectorySession:
         return report
 
     def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
-        fixtures = getattr(item, "fixturenames", ())
-        uses_plugin = item.get_closest_marker("trajectory") is not None or any(
-            name.startswith("trajectory_") or name in PLUGIN_FIXTURES for name in fixtures
-        )
+        plugin = uses_plugin(item)
         groups = [g for g in self.tagged_groups or () if item.get_closest_marker(g) is not None]
-        if uses_plugin or groups:
-            value = json.dumps({"uses_plugin": uses_plugin, "groups": groups})
+        if plugin or groups:
+            value = json.dumps({"uses_plugin": plugin, "groups": groups})
             report.user_properties.append((TEST_PROPERTY, value))
 
     def _explain(

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ._langsmith_payload import REDACTED, input_messages, to_payload
+from ._session import uses_plugin
 
 if TYPE_CHECKING:
     from ._langsmith_link import Link, Verdict
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 __all__ = [
     "INI",
     "OUTPUT_FLAG",
-    "TRAJECTORY_FIXTURES",
     "LangSmithSink",
     "LangSmithStats",
     "add_options",
@@ -62,15 +62,6 @@ DEST = "trajectory_langsmith"
 INI = "trajectory_langsmith"
 PLUGIN_NAME = "agenttraj-langsmith"
 LANGSMITH_PLUGINS = ("langsmith_plugin", "langsmith.pytest_plugin")
-TRAJECTORY_FIXTURES = frozenset(
-    {
-        "assert_trajectory",
-        "async_trajectory_evaluator",
-        "trajectory_config",
-        "trajectory_evaluator",
-        "trajectory_reference",
-    }
-)
 WORKER_KEY = "agenttraj_langsmith"
 """Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
 
@@ -469,9 +460,7 @@ class LangSmithSink:
         return table is None or item.nodeid.count("::") == 1
 
     def _is_trajectory_test(self, item: pytest.Function) -> bool:
-        if TRAJECTORY_FIXTURES.intersection(item.fixturenames):
-            return True
-        if item.get_closest_marker("trajectory") is not None:
+        if uses_plugin(item):
             return True
         module = item.getparent(pytest.Module)
         if module is None:
