@@ -135,6 +135,18 @@ class TrajectoryMatchEvaluator:
         )
 
     def _evaluate(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+        # As in evaluate_trajectory, but until this call's report is dropped: re-enabling the
+        # collector while it is alive makes the next allocation scan all of it once more.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._evaluate_now(outputs, reference_outputs, inputs)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _evaluate_now(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
         started = time.perf_counter()
         scope = current_scope()
         extra: dict[str, Any] = {}

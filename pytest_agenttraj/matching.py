@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict, deque
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 from ._assignment import complete_matching
@@ -67,12 +68,39 @@ class Problem:
     call: CallProblem | None = None
 
 
+Pairs = list[tuple[CallRef, CallRef]]
+
+
+@dataclass(frozen=True, slots=True)
+class _PairParts:
+    """Paired calls in output order, kept in parts until read: each part is a list of pairs, or
+    a row (output index, reference index) of two messages whose calls pair by position."""
+
+    output: Trajectory
+    reference: Trajectory
+    parts: list[Pairs | tuple[int, int]]
+
+    def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
+        for part in self.parts:
+            if isinstance(part, list):
+                yield from part
+                continue
+            o_index, r_index = part
+            calls = zip(
+                self.output[o_index].tool_calls, self.reference[r_index].tool_calls, strict=True
+            )
+            for i, (o, r) in enumerate(calls):
+                yield CallRef(o_index, i, o), CallRef(r_index, i, r)
+
+
 @dataclass(frozen=True)
 class MatchReport:
     """Everything a diff needs: the verdict, what paired, and each problem with its location.
 
     ``alignment`` lists message rows (output index, reference index; ``None`` on the side that has
     no message there) for a side-by-side view: the strict comparison's rows, else message positions.
+    ``pairs`` lists the paired calls in output order; it is built when first read, since most
+    evaluations only need the verdict.
     """
 
     config: MatchConfig
@@ -80,8 +108,12 @@ class MatchReport:
     reference: Trajectory
     matched: bool
     problems: tuple[Problem, ...] = ()
-    pairs: tuple[tuple[CallRef, CallRef], ...] = ()
+    call_pairs: Iterable[tuple[CallRef, CallRef]] = field(default=(), repr=False, compare=False)
     rows: tuple[tuple[int | None, int | None], ...] | None = None
+
+    @cached_property
+    def pairs(self) -> tuple[tuple[CallRef, CallRef], ...]:
+        return tuple(self.call_pairs)
 
     @property
     def alignment(self) -> tuple[tuple[int | None, int | None], ...]:
@@ -160,9 +192,14 @@ def _names(calls: Sequence[ToolCall]) -> str:
     return "[" + ", ".join(c.name for c in calls) + "]"
 
 
+_new = tuple.__new__  # builds a CallRef without its Python-level __new__ (hot loops only)
+
+
 def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
     problems: list[Problem] = []
-    pairs: list[tuple[CallRef, CallRef]] = []
+    # Per row with calls: the explicit pairs, or the row itself when the calls pair by position.
+    pair_parts: list[Pairs | tuple[int, int]] = []
+    by_identity = _by_identity(config)
     if len(output) != len(reference):
         problems.append(Problem("length", f"expected {len(reference)} messages, got {len(output)}"))
     alignment = _align(output, reference)
@@ -215,10 +252,13 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
             )
             continue
         if out.tool_calls:
+            if by_identity and _same_in_order(out.tool_calls, ref.tool_calls):
+                pair_parts.append((o_index, r_index))
+                continue
             out_refs = [CallRef(o_index, i, c) for i, c in enumerate(out.tool_calls)]
             ref_refs = [CallRef(r_index, i, c) for i, c in enumerate(ref.tool_calls)]
             paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
-            pairs.extend(paired)
+            pair_parts.append(paired)
             where = (f"reference message {r_index}", f"message {o_index}")
             problems.extend(_call_problems(paired, lone_out, lone_ref, True, True, config, where))
     return MatchReport(
@@ -227,9 +267,17 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
         reference,
         not problems,
         tuple(problems),
-        tuple(pairs),
+        _PairParts(output, reference, pair_parts),
         tuple(alignment),
     )
+
+
+def _same_in_order(out: tuple[ToolCall, ...], ref: tuple[ToolCall, ...]) -> bool:
+    """Whether each call has the same tool and the very same parsed args as the reference call
+    at its position (see ``_pair_identical``): then they pair by position."""
+    if len(out) != len(ref):
+        return False
+    return all(o.args is r.args and o.name == r.name for o, r in zip(out, ref, strict=True))
 
 
 # ---------------------------------------------------------------- unordered / subset / superset
@@ -243,7 +291,7 @@ def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig)
     report_out = mode in ("unordered", "subset")
     report_ref = mode in ("unordered", "superset")
     problems = _call_problems(paired, lone_out, lone_ref, report_out, report_ref, config)
-    return MatchReport(config, output, reference, not problems, tuple(problems), tuple(paired))
+    return MatchReport(config, output, reference, not problems, tuple(problems), paired)
 
 
 # ---------------------------------------------------------------- pairing
@@ -251,7 +299,7 @@ def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig)
 
 def _call_refs(trajectory: Trajectory) -> list[CallRef]:
     return [
-        CallRef(m, p, call)
+        _new(CallRef, (m, p, call))
         for m, message in enumerate(trajectory.messages)
         if message.tool_calls
         for p, call in enumerate(message.tool_calls)
@@ -280,13 +328,18 @@ def _pair_calls(
 _IDENTITY_RULES = frozenset({"exact", "ignore", "subset", "superset"})
 
 
+def _by_identity(config: MatchConfig) -> bool:
+    """Whether calls of one tool with the same parsed args object always match under ``config``."""
+    return not config.overrides and config.tool_args in _IDENTITY_RULES
+
+
 def _pair_identical(
     outputs: list[CallRef], references: list[CallRef], config: MatchConfig
 ) -> list[int] | None:
     """The common case in one pass: calls of the same tool whose arguments came from the same
     text (one shared dict, see normalize) match under every rule without overrides. Returns the
     pairing only if it pairs one whole side, so that it is already maximum; else ``None``."""
-    if config.overrides or config.tool_args not in _IDENTITY_RULES:
+    if not _by_identity(config):
         return None
     free: dict[tuple[str, int], list[int]] = {}
     for j, ref in enumerate(references):

@@ -14,8 +14,9 @@ caller already imported to build it.
 from __future__ import annotations
 
 import json
+import json.scanner
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import TrajectoryFormatError
@@ -45,6 +46,16 @@ _RESPONSES_TYPES = frozenset(
     }
 )
 
+
+# The JSON scanner json.loads runs, called directly: it skips the wrapper's per-call checks, which
+# are a third of the cost for short argument texts. Anything it does not parse to the end (leading
+# or trailing space, errors) goes through json.loads, so results and errors are the same.
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]  # typeshed declares the class, not its context
+)
+# Building the named tuples with tuple.__new__ skips their Python-level __new__; every field is
+# given, in order.
+_new = tuple.__new__
 
 Memo = dict[str, dict[str, Any]]
 """Arguments text -> parsed dict, shared by both sides of one evaluation so that each distinct
@@ -128,15 +139,16 @@ def _messages(items: list[Any], memo: Memo) -> list[Message]:
                 continue
             call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
             append(
-                Message(
-                    role,
-                    "" if content is None else content,
-                    tuple([_dict_call(c, index, i, memo) for i, c in enumerate(raw_calls)])
-                    if raw_calls
-                    else (),
-                    call_id if type(call_id) is str else None,
-                    name if type(name) is str else None,
-                    message_id if type(message_id) is str else None,
+                _new(
+                    Message,
+                    (
+                        role,
+                        "" if content is None else content,
+                        _chat_calls(raw_calls, index, memo) if raw_calls else (),
+                        call_id if type(call_id) is str else None,
+                        name if type(name) is str else None,
+                        message_id if type(message_id) is str else None,
+                    ),
                 )
             )
         elif isinstance(item, Mapping):
@@ -271,6 +283,26 @@ def _dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
     )
 
 
+def _chat_calls(raw_calls: list[Any], index: int, memo: Memo) -> tuple[ToolCall, ...]:
+    """The calls of one chat message; OpenAI's ``function``-wrapped form with text arguments
+    already parsed (the common case) is handled inline, anything else by ``_dict_call``."""
+    calls: list[ToolCall] = []
+    append = calls.append
+    for position, raw in enumerate(raw_calls):
+        function = raw.get("function") if type(raw) is dict else None
+        if type(function) is dict:
+            name = function.get("name")
+            text = function.get("arguments")
+            if type(name) is str and name and type(text) is str:
+                args = memo.get(text)
+                if args is not None:
+                    call_id = raw.get("id")
+                    append(_new(ToolCall, (name, args, call_id if type(call_id) is str else None)))
+                    continue
+        append(_dict_call(raw, index, position, memo))
+    return tuple(calls)
+
+
 def _dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
     if type(raw) is not dict and not isinstance(raw, Mapping):
         raise TrajectoryFormatError(
@@ -304,16 +336,17 @@ def _dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
         args = memo.get(raw_args)
         if args is None:
             try:
-                parsed = json.loads(raw_args)
-            except ValueError:
-                parsed = None
-            if type(parsed) is not dict:  # let _parse_args say what is wrong, and where
+                parsed, end = _scan_json(raw_args, 0)
+            except (StopIteration, ValueError):
+                parsed, end = None, -1
+            if end != len(raw_args) or type(parsed) is not dict:
+                # json.loads decides (surrounding space is fine) and _parse_args names any error
                 parsed = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
             args = memo[raw_args] = parsed
     else:
         args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
     call_id = raw.get("id")
-    return ToolCall(name, args, call_id if type(call_id) is str else None)
+    return _new(ToolCall, (name, args, call_id if type(call_id) is str else None))
 
 
 def _call_name(raw: Any, index: int, field: str) -> str:

@@ -102,6 +102,48 @@ def test_openai_arguments_are_parsed_once_into_nested_values() -> None:
     assert calls(trajectory) == [("f", args, None)]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        ' {"a": 1}',
+        '{"a": 1}\n',
+        '\t{"a": [1, 2.5, true, null]}  ',
+        '{"x": NaN, "y": -Infinity}',
+        '{"a": "\\u00e9\\n"}',
+        '{"a": {"b": {"c": {}}}}',
+    ],
+)
+def test_argument_text_parses_as_json_loads_does(text: str) -> None:
+    expected = json.loads(text)
+    trajectory = to_trajectory(
+        [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}]
+    )
+    [(name, args, _)] = calls(trajectory)
+    assert name == "f"
+    assert json.dumps(args, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"a": 1} {"b": 2}', "Extra data"),
+        ('{"a": 1}x', "Extra data"),
+        ('\ufeff{"a": 1}', "BOM"),
+        ('{"a": 1', "Expecting"),
+        ('{"a": "\x01"}', "Invalid control character"),
+        ("[1]", "must be a JSON object, got list"),
+        ('"{}"', "must be a JSON object, got str"),
+    ],
+)
+def test_argument_text_that_json_loads_refuses_is_an_error(text: str, reason: str) -> None:
+    with pytest.raises(TrajectoryFormatError, match=reason) as info:
+        to_trajectory(
+            [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}]
+        )
+    assert info.value.field == "tool_calls[0].function.arguments"
+
+
 def test_flat_name_and_args_tool_calls() -> None:
     trajectory = to_trajectory(
         [
