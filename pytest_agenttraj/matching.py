@@ -200,13 +200,14 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
     # Per row with calls: the explicit pairs, or the row itself when the calls pair by position.
     pair_parts: list[Pairs | tuple[int, int]] = []
     by_identity = _by_identity(config)
+    out_messages, ref_messages = output.messages, reference.messages
     if len(output) != len(reference):
         problems.append(Problem("length", f"expected {len(reference)} messages, got {len(output)}"))
     alignment = _align(output, reference)
     for o_index, r_index in alignment:
         if o_index is None:
             assert r_index is not None
-            ref = reference[r_index]
+            ref = ref_messages[r_index]
             problems.append(
                 Problem(
                     "missing_message",
@@ -217,7 +218,7 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
             )
             continue
         if r_index is None:
-            out = output[o_index]
+            out = out_messages[o_index]
             problems.append(
                 Problem(
                     "extra_message",
@@ -226,7 +227,7 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
                 )
             )
             continue
-        out, ref = output[o_index], reference[r_index]
+        out, ref = out_messages[o_index], ref_messages[r_index]
         if out.role != ref.role:
             problems.append(
                 Problem(
@@ -284,6 +285,11 @@ def _same_in_order(out: tuple[ToolCall, ...], ref: tuple[ToolCall, ...]) -> bool
 
 
 def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
+    partner = _matched_by_identity(output, reference, config)
+    if partner is not None:
+        return MatchReport(
+            config, output, reference, True, (), _FlatPairs(output, reference, partner)
+        )
     out_refs = _call_refs(output)
     ref_refs = _call_refs(reference)
     paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
@@ -292,6 +298,50 @@ def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig)
     report_ref = mode in ("unordered", "superset")
     problems = _call_problems(paired, lone_out, lone_ref, report_out, report_ref, config)
     return MatchReport(config, output, reference, not problems, tuple(problems), paired)
+
+
+@dataclass(frozen=True, slots=True)
+class _FlatPairs:
+    """Paired calls in output order, from ``partner`` (reference call index per output call, in
+    the order of ``_call_refs``; -1 for none), built when read."""
+
+    output: Trajectory
+    reference: Trajectory
+    partner: list[int]
+
+    def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
+        references = _call_refs(self.reference)
+        for out, j in zip(_call_refs(self.output), self.partner, strict=True):
+            if j != -1:
+                yield out, references[j]
+
+
+def _matched_by_identity(
+    output: Trajectory, reference: Trajectory, config: MatchConfig
+) -> list[int] | None:
+    """The passing common case in one pass over the calls, without building call references:
+    each call pairs with the reference call of the same tool whose args are the very same parsed
+    object (see ``_pair_identical``). Returns that pairing when it alone makes the trajectories
+    match under ``config``; else ``None``, and the general path decides and explains."""
+    if not _by_identity(config):
+        return None
+    keys = [(c.name, id(c.args)) for m in reference.messages if m.tool_calls for c in m.tool_calls]
+    free = dict(zip(keys, range(len(keys)), strict=True))
+    if len(free) != len(keys):
+        return None  # a call repeated in the reference: leave it to the general path
+    take = free.pop
+    partner = [
+        take((c.name, id(c.args)), -1)
+        for m in output.messages
+        if m.tool_calls
+        for c in m.tool_calls
+    ]
+    mode = config.mode
+    if mode != "superset" and -1 in partner:
+        return None  # an output call is unpaired, which only superset mode allows
+    if mode != "subset" and free:
+        return None  # a reference call is unpaired, which only subset mode allows
+    return partner
 
 
 # ---------------------------------------------------------------- pairing

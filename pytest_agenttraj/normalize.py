@@ -112,45 +112,23 @@ def _to_trajectory(value: Any, memo: Memo) -> Trajectory:
 
 
 def _messages(items: list[Any], memo: Memo) -> list[Message]:
-    out: list[Message] = []
+    out = _chat_messages(items, memo)
+    if len(out) == len(items):
+        return out
     append = out.append
     pending: list[ToolCall] = []  # Responses function_call items waiting to become one message
     pending_text: Any = None
-    for index, item in enumerate(items):
+    for index in range(len(out), len(items)):
+        item = items[index]
         if type(item) is dict and "role" in item and "type" not in item:
-            # A plain chat dict: the common case, kept short.
             if pending or pending_text is not None:
                 append(Message("assistant", pending_text or "", tuple(pending)))
                 pending, pending_text = [], None
             content = item.get("content")
-            raw_role = item["role"]
-            role = _ROLE_ALIASES.get(raw_role) if type(raw_role) is str else None
-            raw_calls = item.get("tool_calls")
-            if (
-                role is None
-                or (raw_calls and role != "assistant")
-                or type(content) is list
-                or (raw_calls is not None and type(raw_calls) is not list)
-            ):
-                if type(content) is list and _has_tool_results(content):
-                    out.extend(_tool_results(item, content, index))
-                else:
-                    append(_dict_message(item, index, memo))
-                continue
-            call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
-            append(
-                _new(
-                    Message,
-                    (
-                        role,
-                        "" if content is None else content,
-                        _chat_calls(raw_calls, index, memo) if raw_calls else (),
-                        call_id if type(call_id) is str else None,
-                        name if type(name) is str else None,
-                        message_id if type(message_id) is str else None,
-                    ),
-                )
-            )
+            if type(content) is list and _has_tool_results(content):
+                out.extend(_tool_results(item, content, index))
+            else:
+                append(_dict_message(item, index, memo))
         elif isinstance(item, Mapping):
             kind = item.get("type")
             if type(kind) is not str:
@@ -192,6 +170,46 @@ def _messages(items: list[Any], memo: Memo) -> list[Message]:
             )
     if pending or pending_text is not None:
         append(Message("assistant", pending_text or "", tuple(pending)))
+    return out
+
+
+def _chat_messages(items: list[Any], memo: Memo) -> list[Message]:
+    """The leading run of plain chat dicts (the common case, kept short): a known role, text
+    content, calls only on assistant messages. Stops at the first item that is anything else,
+    for ``_messages`` to take over from there."""
+    out: list[Message] = []
+    append = out.append
+    for index, item in enumerate(items):
+        if type(item) is not dict or "type" in item:
+            break
+        raw_role = item.get("role")
+        content = item.get("content")
+        if type(raw_role) is not str or type(content) is list:
+            break
+        role = _ROLE_ALIASES.get(raw_role)
+        raw_calls = item.get("tool_calls")
+        if raw_calls:
+            if type(raw_calls) is not list or role != "assistant":
+                break
+            calls = _chat_calls(raw_calls, index, memo)
+        elif role is None or (raw_calls is not None and type(raw_calls) is not list):
+            break
+        else:
+            calls = ()
+        call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
+        append(
+            _new(
+                Message,
+                (
+                    role,
+                    "" if content is None else content,
+                    calls,
+                    call_id if type(call_id) is str else None,
+                    name if type(name) is str else None,
+                    message_id if type(message_id) is str else None,
+                ),
+            )
+        )
     return out
 
 

@@ -7,10 +7,13 @@ semantics.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
@@ -722,3 +725,94 @@ def test_report_exposes_config_and_trajectories() -> None:
     )
     assert report.output is output
     assert report.reference is reference
+
+
+# ---------------------------------------------------------------- shortcuts agree with pairing
+#
+# Arguments given as JSON text are parsed once per distinct text, and calls sharing that parse
+# take shortcuts (positional pairing in strict mode, one-pass pairing otherwise). The same
+# trajectories with the arguments as dicts (one object per call) take the general pairing path;
+# both must reach the same verdict and the same problems, and every pair must be a valid one.
+
+_ARGS_POOL: list[Args] = [{}, {"city": "SF"}, {"city": "NYC"}, {"q": [1, 2], "deep": {"k": True}}]
+_calls = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, len(_ARGS_POOL) - 1)),
+    max_size=8,
+)
+
+
+def _as_messages(calls: list[tuple[str, int]], groups: list[int], as_text: bool) -> list[Any]:
+    """Chat messages making ``calls``, in batches of parallel calls sized by ``groups`` (cycled)."""
+    messages: list[Any] = [user()]
+    position = 0
+    sizes = iter(groups * len(calls))
+    while position < len(calls):
+        size = next(sizes)
+        batch = calls[position : position + size]
+        position += size
+        if as_text:
+            raw = [
+                {"function": {"name": n, "arguments": json.dumps(_ARGS_POOL[a])}} for n, a in batch
+            ]
+        else:
+            raw = [{"name": n, "args": dict(_ARGS_POOL[a])} for n, a in batch]
+        messages.append({"role": "assistant", "content": "", "tool_calls": raw})
+        messages.extend(tool() for _ in batch)
+    messages.append(final())
+    return messages
+
+
+@st.composite
+def _trajectory_pairs(draw: st.DrawFn) -> tuple[list[tuple[str, int]], list[int], Any, Any]:
+    reference = draw(_calls)
+    output = draw(
+        st.one_of(
+            st.just(list(reference)),
+            st.permutations(reference).map(list),
+            _calls,
+            st.lists(st.sampled_from(reference), max_size=8) if reference else _calls,
+        )
+    )
+    if output and draw(st.booleans()):  # change one call's tool or arguments, in place
+        at = draw(st.integers(0, len(output) - 1))
+        output[at] = (
+            draw(st.sampled_from(["a", "b", "c"])),
+            draw(st.integers(0, len(_ARGS_POOL) - 1)),
+        )
+    return reference, output, draw(st.lists(st.integers(1, 3), max_size=4)), draw(st.booleans())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=_trajectory_pairs(), mode=st.sampled_from(["strict", "unordered", "subset", "superset"])
+)
+def test_shortcuts_agree_with_the_general_pairing(data: Any, mode: str) -> None:
+    reference_calls, output_calls, groups, same_groups = data
+    ref_groups = groups or [1]
+    out_groups = ref_groups if same_groups else [2]
+    config = make_config(mode)
+    views = {}
+    for as_text in (True, False):
+        memo: dict[str, Any] = {}  # shared by both sides, as in one evaluation
+        views[as_text] = match_trajectories(
+            to_trajectory(_as_messages(output_calls, out_groups, as_text), memo=memo),
+            to_trajectory(_as_messages(reference_calls, ref_groups, as_text), memo=memo),
+            config,
+        )
+    fast, general = views[True], views[False]
+    assert fast.matched == general.matched
+    assert kinds(fast) == kinds(general)
+    assert len(fast.pairs) == len(general.pairs)
+    for o, r in fast.pairs:
+        assert o.call.name == r.call.name
+        assert o.call.args == r.call.args
+    if fast.matched:
+        assert (
+            len(fast.pairs)
+            == {
+                "strict": len(reference_calls),
+                "unordered": len(reference_calls),
+                "subset": len(output_calls),
+                "superset": len(reference_calls),
+            }[mode]
+        )
