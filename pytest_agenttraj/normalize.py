@@ -313,10 +313,15 @@ def _chat_calls(raw_calls: list[Any], index: int, memo: Memo) -> tuple[ToolCall,
             text = function.get("arguments")
             if type(name) is str and name and type(text) is str:
                 args = memo.get(text)
-                if args is not None:
-                    call_id = raw.get("id")
-                    append(_new(ToolCall, (name, args, call_id if type(call_id) is str else None)))
-                    continue
+                if args is None:
+                    args = _scan_object(text)
+                    if args is None:
+                        append(_dict_call(raw, index, position, memo))  # says what is wrong
+                        continue
+                    memo[text] = args
+                call_id = raw.get("id")
+                append(_new(ToolCall, (name, args, call_id if type(call_id) is str else None)))
+                continue
         append(_dict_call(raw, index, position, memo))
     return tuple(calls)
 
@@ -353,18 +358,24 @@ def _dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
     if type(raw_args) is str and raw_args:
         args = memo.get(raw_args)
         if args is None:
-            try:
-                parsed, end = _scan_json(raw_args, 0)
-            except (StopIteration, ValueError):
-                parsed, end = None, -1
-            if end != len(raw_args) or type(parsed) is not dict:
+            args = _scan_object(raw_args)
+            if args is None:
                 # json.loads decides (surrounding space is fine) and _parse_args names any error
-                parsed = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
-            args = memo[raw_args] = parsed
+                args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
+            memo[raw_args] = args
     else:
         args = _parse_args(raw_args, name, index, f"tool_calls[{position}].{field}")
     call_id = raw.get("id")
     return _new(ToolCall, (name, args, call_id if type(call_id) is str else None))
+
+
+def _scan_object(text: str) -> dict[str, Any] | None:
+    """``text`` parsed by the JSON scanner if it is exactly one JSON object, else ``None``."""
+    try:
+        value, end = _scan_json(text, 0)
+    except (StopIteration, ValueError):
+        return None
+    return value if end == len(text) and type(value) is dict else None
 
 
 def _call_name(raw: Any, index: int, field: str) -> str:
