@@ -29,6 +29,7 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import json.scanner
 import math
 import os
 import platform
@@ -290,6 +291,49 @@ def compare_case(
     return oe_s, ours_s
 
 
+def _argument_texts(pair: TrajectoryPair) -> list[str]:
+    """The distinct tool-call argument texts of both sides."""
+    texts = {
+        call["function"]["arguments"]
+        for side in (pair.outputs, pair.reference)
+        for message in side
+        for call in message.get("tool_calls", ())
+    }
+    return sorted(texts)
+
+
+def parse_floor_note(report: Report, pair: TrajectoryPair, openevals_s: dict[str, float]) -> None:
+    """Print what parsing each distinct argument text once costs (with the cyclic GC paused, as
+    in our evaluations): a floor for any implementation that validates every argument, and so
+    the best ratio one could reach against openevals."""
+    texts = _argument_texts(pair)
+    scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+
+    def scanned(text: str) -> object:
+        return scan(text, 0)
+
+    parsers: tuple[tuple[str, Callable[[str], object]], ...] = (
+        ("json.loads", json.loads),
+        ("the JSON scanner (as ours)", scanned),
+    )
+    for what, parse in parsers:
+
+        def parse_all(parse: Callable[[str], object] = parse) -> None:
+            gc.disable()  # as during our evaluations
+            try:
+                for text in texts:
+                    parse(text)
+            finally:
+                gc.enable()
+
+        floor_s, _ = time_pair(parse_all, None)
+        ceilings = ", ".join(f"{mode} {oe / floor_s:.0f}x" for mode, oe in openevals_s.items())
+        report.note_row(
+            f"{what} of the {len(texts)} distinct argument texts, nothing else: "
+            f"{fmt_seconds(floor_s)}; openevals / that = {ceilings}"
+        )
+
+
 def case_small(report: Report, reference: Subject, ours: Subject) -> None:
     report.section("1. small trajectory (6 messages), per evaluator call, exact args")
     for mode in MODES:
@@ -300,17 +344,25 @@ def case_small(report: Report, reference: Subject, ours: Subject) -> None:
 
 def case_many_tools(report: Report, reference: Subject, ours: Subject) -> None:
     report.section("2. 1,000 tool calls over 6 tool names, exact args")
+    openevals_s: dict[str, float] = {}
     for mode in MODES:
         pair = make_pair(1000, seed=202, permute=mode != "strict")
         name = f"6 tools {mode}" + ("" if mode == "strict" else " (permuted)")
-        compare_case(report, reference, ours, name, Config(mode), pair, target=30)
+        openevals_s[mode], _ = compare_case(
+            report, reference, ours, name, Config(mode), pair, target=30
+        )
+    parse_floor_note(report, pair, openevals_s)
 
 
 def case_single_tool(report: Report, reference: Subject, ours: Subject) -> None:
     report.section("3. 1,000 calls of ONE tool name, permuted, exact args")
     pair = make_pair(1000, seed=303, tool_names=[SINGLE_TOOL], permute=True)
+    openevals_s: dict[str, float] = {}
     for mode in MODES[1:]:
-        compare_case(report, reference, ours, f"one tool {mode}", Config(mode), pair, target=30)
+        openevals_s[mode], _ = compare_case(
+            report, reference, ours, f"one tool {mode}", Config(mode), pair, target=30
+        )
+    parse_floor_note(report, pair, openevals_s)
 
 
 def case_args_modes(report: Report, reference: Subject, ours: Subject) -> None:
