@@ -23,8 +23,8 @@ from .config import (
     TrajectoryMatchMode,
     make_config,
 )
-from .matching import MatchReport, match_trajectories
-from .normalize import Memo, to_trajectory
+from .matching import MatchReport, match_skeletons, match_trajectories
+from .normalize import DeferredSides, Memo, chat_skeleton, to_trajectory
 from .references import (
     ReferenceFile,
     ReferenceFileError,
@@ -69,11 +69,13 @@ def evaluate_trajectory(
     if paused:
         gc.disable()
     try:
-        report = match_trajectories(
-            to_trajectory(outputs, side="outputs", memo=memo),
-            to_trajectory(reference_outputs, side="reference_outputs", memo=memo),
-            config,
-        )
+        report = _verdict_from_skeletons(outputs, reference_outputs, config, memo)
+        if report is None:
+            report = match_trajectories(
+                to_trajectory(outputs, side="outputs", memo=memo),
+                to_trajectory(reference_outputs, side="reference_outputs", memo=memo),
+                config,
+            )
     finally:
         if paused:
             gc.enable()
@@ -84,6 +86,22 @@ def evaluate_trajectory(
         "metadata": None,
     }
     return result, report
+
+
+def _verdict_from_skeletons(
+    outputs: Any, reference_outputs: Any, config: MatchConfig, memo: Memo
+) -> MatchReport | None:
+    """The passing common case without building either trajectory (see ``match_skeletons``);
+    ``None`` when it does not apply, leaving ``memo`` with the arguments already parsed."""
+    output = chat_skeleton(outputs, memo)
+    if output is None:
+        return None
+    reference = chat_skeleton(reference_outputs, memo)
+    if reference is None:
+        return None
+    return match_skeletons(
+        output, reference, config, DeferredSides(outputs, reference_outputs, memo)
+    )
 
 
 def evaluate_reference_file(

@@ -13,14 +13,24 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol
 
 from ._assignment import complete_matching
 from ._values import MISSING, ArgDiff, canonical
 from .config import ArgsRule, MatchConfig
 from .model import Message, ToolCall, Trajectory
+from .normalize import ChatSkeleton
 
-__all__ = ["CallProblem", "CallRef", "MatchReport", "Problem", "match_trajectories"]
+__all__ = [
+    "CallProblem",
+    "CallRef",
+    "GivenSides",
+    "MatchReport",
+    "Problem",
+    "Sides",
+    "match_skeletons",
+    "match_trajectories",
+]
 
 ProblemKind = Literal[
     "length",
@@ -71,24 +81,39 @@ class Problem:
 Pairs = list[tuple[CallRef, CallRef]]
 
 
+class Sides(Protocol):
+    """The two trajectories a report is about (possibly built only when first read)."""
+
+    @property
+    def output(self) -> Trajectory: ...
+
+    @property
+    def reference(self) -> Trajectory: ...
+
+
+class GivenSides(NamedTuple):
+    """Two trajectories already built."""
+
+    output: Trajectory
+    reference: Trajectory
+
+
 @dataclass(frozen=True, slots=True)
 class _PairParts:
     """Paired calls in output order, kept in parts until read: each part is a list of pairs, or
     a row (output index, reference index) of two messages whose calls pair by position."""
 
-    output: Trajectory
-    reference: Trajectory
+    sides: Sides
     parts: list[Pairs | tuple[int, int]]
 
     def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
+        output, reference = self.sides.output, self.sides.reference
         for part in self.parts:
             if isinstance(part, list):
                 yield from part
                 continue
             o_index, r_index = part
-            calls = zip(
-                self.output[o_index].tool_calls, self.reference[r_index].tool_calls, strict=True
-            )
+            calls = zip(output[o_index].tool_calls, reference[r_index].tool_calls, strict=True)
             for i, (o, r) in enumerate(calls):
                 yield CallRef(o_index, i, o), CallRef(r_index, i, r)
 
@@ -99,17 +124,25 @@ class MatchReport:
 
     ``alignment`` lists message rows (output index, reference index; ``None`` on the side that has
     no message there) for a side-by-side view: the strict comparison's rows, else message positions.
-    ``pairs`` lists the paired calls in output order; it is built when first read, since most
-    evaluations only need the verdict.
+    ``pairs`` lists the paired calls in output order. It and (for a passing evaluation of plain
+    chat dicts) the two trajectories are built when first read, since most evaluations only need
+    the verdict.
     """
 
     config: MatchConfig
-    output: Trajectory
-    reference: Trajectory
+    sides: Sides = field(repr=False, compare=False)
     matched: bool
     problems: tuple[Problem, ...] = ()
     call_pairs: Iterable[tuple[CallRef, CallRef]] = field(default=(), repr=False, compare=False)
     rows: tuple[tuple[int | None, int | None], ...] | None = None
+
+    @cached_property
+    def output(self) -> Trajectory:
+        return self.sides.output
+
+    @cached_property
+    def reference(self) -> Trajectory:
+        return self.sides.reference
 
     @cached_property
     def pairs(self) -> tuple[tuple[CallRef, CallRef], ...]:
@@ -157,6 +190,32 @@ def match_trajectories(
     if config.mode == "strict":
         return _match_strict(output, reference, config)
     return _match_calls(output, reference, config)
+
+
+def match_skeletons(
+    output: ChatSkeleton, reference: ChatSkeleton, config: MatchConfig, sides: Sides
+) -> MatchReport | None:
+    """A passing report when the skeletons alone prove a match (see ``_by_identity``: calls of
+    one tool whose arguments are one parsed object); else ``None``, and ``match_trajectories``
+    decides and explains. In strict mode that takes the same roles and the same calls in the
+    same order; in the others, the one-pass pairing of ``_partner_by_identity``."""
+    if not _by_identity(config):
+        return None
+    if config.mode == "strict":
+        if (
+            output.roles != reference.roles
+            or output.call_counts != reference.call_counts
+            or output.calls != reference.calls
+        ):
+            return None
+        rows: list[Pairs | tuple[int, int]] = [
+            (i, i) for i, count in enumerate(output.call_counts) if count
+        ]
+        return MatchReport(config, sides, True, (), _PairParts(sides, rows))
+    partner = _partner_by_identity(output.calls, reference.calls, config.mode)
+    if partner is None:
+        return None
+    return MatchReport(config, sides, True, (), _FlatPairs(sides, partner))
 
 
 # ---------------------------------------------------------------- strict
@@ -262,13 +321,13 @@ def _match_strict(output: Trajectory, reference: Trajectory, config: MatchConfig
             pair_parts.append(paired)
             where = (f"reference message {r_index}", f"message {o_index}")
             problems.extend(_call_problems(paired, lone_out, lone_ref, True, True, config, where))
+    sides = GivenSides(output, reference)
     return MatchReport(
         config,
-        output,
-        reference,
+        sides,
         not problems,
         tuple(problems),
-        _PairParts(output, reference, pair_parts),
+        _PairParts(sides, pair_parts),
         tuple(alignment),
     )
 
@@ -285,11 +344,10 @@ def _same_in_order(out: tuple[ToolCall, ...], ref: tuple[ToolCall, ...]) -> bool
 
 
 def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
+    sides = GivenSides(output, reference)
     partner = _matched_by_identity(output, reference, config)
     if partner is not None:
-        return MatchReport(
-            config, output, reference, True, (), _FlatPairs(output, reference, partner)
-        )
+        return MatchReport(config, sides, True, (), _FlatPairs(sides, partner))
     out_refs = _call_refs(output)
     ref_refs = _call_refs(reference)
     paired, lone_out, lone_ref = _pair_calls(out_refs, ref_refs, config)
@@ -297,7 +355,7 @@ def _match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig)
     report_out = mode in ("unordered", "subset")
     report_ref = mode in ("unordered", "superset")
     problems = _call_problems(paired, lone_out, lone_ref, report_out, report_ref, config)
-    return MatchReport(config, output, reference, not problems, tuple(problems), paired)
+    return MatchReport(config, sides, not problems, tuple(problems), paired)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,13 +363,12 @@ class _FlatPairs:
     """Paired calls in output order, from ``partner`` (reference call index per output call, in
     the order of ``_call_refs``; -1 for none), built when read."""
 
-    output: Trajectory
-    reference: Trajectory
+    sides: Sides
     partner: list[int]
 
     def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
-        references = _call_refs(self.reference)
-        for out, j in zip(_call_refs(self.output), self.partner, strict=True):
+        references = _call_refs(self.sides.reference)
+        for out, j in zip(_call_refs(self.sides.output), self.partner, strict=True):
             if j != -1:
                 yield out, references[j]
 
@@ -325,18 +382,23 @@ def _matched_by_identity(
     match under ``config``; else ``None``, and the general path decides and explains."""
     if not _by_identity(config):
         return None
-    keys = [(c.name, id(c.args)) for m in reference.messages if m.tool_calls for c in m.tool_calls]
-    free = dict(zip(keys, range(len(keys)), strict=True))
-    if len(free) != len(keys):
+    return _partner_by_identity(_identity_keys(output), _identity_keys(reference), config.mode)
+
+
+def _identity_keys(trajectory: Trajectory) -> list[tuple[str, int]]:
+    return [(c.name, id(c.args)) for m in trajectory.messages if m.tool_calls for c in m.tool_calls]
+
+
+def _partner_by_identity(
+    output: list[tuple[str, int]], reference: list[tuple[str, int]], mode: str
+) -> list[int] | None:
+    """Pair calls by (tool name, id of parsed args); the pairing if it alone makes ``mode``
+    match (an unpaired call only where the mode allows one), else ``None``."""
+    free = dict(zip(reference, range(len(reference)), strict=True))
+    if len(free) != len(reference):
         return None  # a call repeated in the reference: leave it to the general path
     take = free.pop
-    partner = [
-        take((c.name, id(c.args)), -1)
-        for m in output.messages
-        if m.tool_calls
-        for c in m.tool_calls
-    ]
-    mode = config.mode
+    partner = [take(key, -1) for key in output]
     if mode != "superset" and -1 in partner:
         return None  # an output call is unpaired, which only superset mode allows
     if mode != "subset" and free:

@@ -17,12 +17,12 @@ import json
 import json.scanner
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import TrajectoryFormatError
 from .model import Message, Role, ToolCall, Trajectory
 
-__all__ = ["to_trajectory"]
+__all__ = ["ChatSkeleton", "DeferredSides", "chat_skeleton", "to_trajectory"]
 
 _ROLE_ALIASES: dict[str, Role] = {
     "user": "user",
@@ -211,6 +211,99 @@ def _chat_messages(items: list[Any], memo: Memo) -> list[Message]:
             )
         )
     return out
+
+
+class ChatSkeleton(NamedTuple):
+    """What a verdict on a passing trajectory needs, without building its messages: each
+    message's role and number of calls, and each call as (tool name, id of its parsed args)."""
+
+    roles: list[Role]
+    call_counts: list[int]
+    calls: list[tuple[str, int]]
+
+
+def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
+    """The skeleton of ``value`` when it is a list of plain chat dicts (a known role, text
+    content, calls only on assistant messages, each in OpenAI's ``function`` form with arguments
+    text that is one JSON object); else ``None``, and ``to_trajectory`` decides and explains.
+    Arguments are parsed into ``memo``, so a later ``to_trajectory`` reuses them."""
+    if type(value) is not list:
+        return None
+    roles: list[Role] = []
+    counts: list[int] = []
+    keys: list[tuple[str, int]] = []
+    add_role, add_count, add_key = roles.append, counts.append, keys.append
+    for item in value:
+        if type(item) is not dict or "type" in item:
+            return None
+        raw_role = item.get("role")
+        if type(raw_role) is not str or type(item.get("content")) is list:
+            return None
+        role = _ROLE_ALIASES.get(raw_role)
+        raw_calls = item.get("tool_calls")
+        if role is None or (raw_calls is not None and type(raw_calls) is not list):
+            return None
+        if raw_calls:
+            if role != "assistant":
+                return None
+            for raw in raw_calls:
+                function = raw.get("function") if type(raw) is dict else None
+                if type(function) is not dict:
+                    return None
+                name = function.get("name")
+                text = function.get("arguments")
+                if type(name) is not str or not name or type(text) is not str:
+                    return None
+                args = memo.get(text)
+                if args is None:
+                    args = _scan_object(text)
+                    if args is None:
+                        return None
+                    memo[text] = args
+                add_key((name, id(args)))
+            add_count(len(raw_calls))
+        else:
+            add_count(0)
+        add_role(role)
+    return ChatSkeleton(roles, counts, keys)
+
+
+class DeferredSides:
+    """The two trajectories of one evaluation, normalised when first read: a verdict reached
+    from skeletons does not need them, a diff or a caller inspecting the report does. The message
+    lists are copied now; their dicts are read when the trajectories are built."""
+
+    __slots__ = ("_built", "_items", "_memo")
+
+    def __init__(self, outputs: list[Any], reference_outputs: list[Any], memo: Memo) -> None:
+        self._items = (list(outputs), list(reference_outputs))
+        self._memo = memo
+        self._built: tuple[Trajectory, Trajectory] | None = None
+
+    def _trajectories(self) -> tuple[Trajectory, Trajectory]:
+        if self._built is None:
+            outputs, reference = self._items
+            self._built = (
+                to_trajectory(outputs, side="outputs", memo=self._memo),
+                to_trajectory(reference, side="reference_outputs", memo=self._memo),
+            )
+        return self._built
+
+    @property
+    def output(self) -> Trajectory:
+        return self._trajectories()[0]
+
+    @property
+    def reference(self) -> Trajectory:
+        return self._trajectories()[1]
+
+    def __getstate__(self) -> tuple[Trajectory, Trajectory]:
+        return self._trajectories()
+
+    def __setstate__(self, state: tuple[Trajectory, Trajectory]) -> None:
+        self._items = ([], [])
+        self._memo = {}
+        self._built = state
 
 
 def _role(raw: Any, index: int, field: str = "role") -> Role:

@@ -363,3 +363,68 @@ def test_the_garbage_collector_is_left_as_it_was() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# ---------------------------------------------------------------- verdicts from skeletons
+#
+# A passing evaluation of plain chat dicts is decided without building the trajectories; these
+# pin that it accepts nothing the full normaliser refuses and that the report stays complete.
+
+
+def _chat_run(arguments: str, *, role: str = "assistant") -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "Weather in Suzhou?"},
+        {
+            "role": role,
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "function": {"name": "get_weather", "arguments": arguments}}
+            ],
+        },
+        {"role": "tool", "content": "sunny", "tool_call_id": "c1"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+
+
+@pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
+@pytest.mark.parametrize(
+    ("arguments", "role", "field", "text"),
+    [
+        ("{city: SZ}", "assistant", "tool_calls[0].function.arguments", "not valid JSON"),
+        ("[1]", "assistant", "tool_calls[0].function.arguments", "must be a JSON object"),
+        ('{"city": "SZ"}', "robot", "role", "unknown role"),
+        ('{"city": "SZ"}', "user", "tool_calls", "only assistant messages make tool calls"),
+    ],
+)
+def test_identical_bad_sides_are_refused_not_passed(
+    mode: str, arguments: str, role: str, field: str, text: str
+) -> None:
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)  # type: ignore[arg-type]
+    with pytest.raises(TrajectoryFormatError, match=text) as info:
+        evaluator(
+            outputs=_chat_run(arguments, role=role),
+            reference_outputs=_chat_run(arguments, role=role),
+        )
+    assert (info.value.side, info.value.index, info.value.field) == ("outputs", 1, field)
+
+
+def test_a_passing_report_builds_its_trajectories_from_what_was_evaluated() -> None:
+    from pytest_agenttraj import to_trajectory
+    from pytest_agenttraj.config import make_config
+    from pytest_agenttraj.evaluators import evaluate_trajectory
+
+    outputs = _chat_run('{"city": "SZ"}')
+    reference = _chat_run('{"city": "SZ"}')
+    result, report = evaluate_trajectory(outputs, reference, make_config("unordered"))
+    assert result["score"] is True
+    outputs.append({"role": "user", "content": "and tomorrow?"})  # after the evaluation
+    assert report.output == to_trajectory(outputs[:-1])
+    assert report.reference == to_trajectory(reference)
+    [(out, ref)] = report.pairs
+    assert (out.message, out.position, ref.message, ref.position) == (1, 0, 1, 0)
+    assert out.call.args is ref.call.args  # one parse of the shared text
+    clone = pickle.loads(pickle.dumps(report))
+    assert clone.matched is True
+    assert clone.output == report.output
+    assert clone.reference == report.reference
+    assert [(o.call, r.call) for o, r in clone.pairs] == [(out.call, ref.call)]
