@@ -233,38 +233,40 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
     counts: list[int] = []
     keys: list[tuple[str, int]] = []
     add_role, add_count, add_key = roles.append, counts.append, keys.append
-    for item in value:
-        if type(item) is not dict or "type" in item:
-            return None
-        raw_role = item.get("role")
-        if type(raw_role) is not str or type(item.get("content")) is list:
-            return None
-        role = _ROLE_ALIASES.get(raw_role)
-        raw_calls = item.get("tool_calls")
-        if role is None or (raw_calls is not None and type(raw_calls) is not list):
-            return None
-        if raw_calls:
-            if role != "assistant":
+    known_role: Callable[[Any], Role | None] = _ROLE_ALIASES.get  # any hashable: None if unknown
+    parsed = memo.get
+    # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
+    # TypeError below, and the full normaliser then decides: cheaper than testing each field.
+    try:
+        for item in value:
+            if type(item) is not dict or "type" in item or type(item.get("content")) is list:
                 return None
-            for raw in raw_calls:
-                function = raw.get("function") if type(raw) is dict else None
-                if type(function) is not dict:
+            role = known_role(item.get("role"))
+            raw_calls = item.get("tool_calls")
+            if raw_calls:
+                if role != "assistant" or type(raw_calls) is not list:
                     return None
-                name = function.get("name")
-                text = function.get("arguments")
-                if type(name) is not str or not name or type(text) is not str:
-                    return None
-                args = memo.get(text)
-                if args is None:
-                    args = _scan_object(text)
+                for raw in raw_calls:
+                    function = raw["function"]
+                    name = function["name"]
+                    text = function["arguments"]
+                    args = parsed(text)
                     if args is None:
+                        args = _scan_object(text) if type(text) is str else None
+                        if args is None:
+                            return None
+                        memo[text] = args
+                    if type(name) is not str or not name:
                         return None
-                    memo[text] = args
-                add_key((name, id(args)))
-            add_count(len(raw_calls))
-        else:
-            add_count(0)
-        add_role(role)
+                    add_key((name, id(args)))
+                add_count(len(raw_calls))
+            elif role is None or (raw_calls is not None and type(raw_calls) is not list):
+                return None
+            else:
+                add_count(0)
+            add_role(role)
+    except (KeyError, TypeError):
+        return None
     return ChatSkeleton(roles, counts, keys)
 
 

@@ -137,6 +137,8 @@ def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 junk = st.recursive(leaves, _containers, max_leaves=10)
+# strings that look almost right where a role, a tool name or JSON arguments belong
+BAD_TEXTS = ("robot", "Assistant", "", " ", "{", "[1]", '"{}"', "{} {}", " {}", "null", "{'q': 1}")
 
 # ---------------------------------------------------------------- valid trajectories to corrupt
 
@@ -172,6 +174,30 @@ def dict_trajectory() -> list[dict[str, Any]]:
         {"type": "function_call", "name": "fetch", "arguments": '{"url": "u"}', "call_id": "c5"},
         {"type": "function_call_output", "call_id": "c5", "output": "r5"},
         {"role": "assistant", "content": "done"},
+    ]
+
+
+def chat_trajectory() -> list[dict[str, Any]]:
+    """Plain OpenAI chat dicts only, arguments as JSON text: the form whose passing evaluations
+    are decided before the full normaliser runs."""
+    return [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "find a and b"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "search", "arguments": '{"q": "a"}'},
+                },
+                {"id": "c2", "type": "function", "function": {"name": "fetch", "arguments": "{}"}},
+            ],
+        },
+        {"role": "tool", "content": "r1", "tool_call_id": "c1"},
+        {"role": "tool", "content": "r2", "tool_call_id": "c2", "name": "fetch"},
+        {"role": "assistant", "content": "done", "id": "m6"},
     ]
 
 
@@ -221,6 +247,7 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 DICT_PATHS = _paths(dict_trajectory())
+CHAT_PATHS = _paths(chat_trajectory())
 LANGCHAIN_ATTRS = (
     "content",
     "tool_calls",
@@ -277,19 +304,20 @@ def _roots_for_dict(path: tuple[Any, ...], op: str, key: str) -> frozenset[str]:
 
 
 @st.composite
-def dict_corruptions(draw: st.DrawFn) -> Corruption:
-    """One corruption of the dict-format trajectory, in a list or a ``{"messages": ...}`` dict."""
-    trajectory = dict_trajectory()
-    path = draw(st.sampled_from(DICT_PATHS))
+def dict_corruptions(draw: st.DrawFn, chat_only: bool = False) -> Corruption:
+    """One corruption of the dict-format trajectory (or of the plain chat one), in a list or a
+    ``{"messages": ...}`` dict."""
+    trajectory = chat_trajectory() if chat_only else dict_trajectory()
+    path = draw(st.sampled_from(CHAT_PATHS if chat_only else DICT_PATHS))
     op = draw(st.sampled_from(("replace", "replace", "delete", "add")))
     key = draw(st.sampled_from(FIELD_NAMES))
-    value = draw(junk)
+    value = draw(st.one_of(junk, st.sampled_from(BAD_TEXTS)) if chat_only else junk)
     corrupted = _set_path(trajectory, path, op, value, key)
     note = f"{op} {key if op == 'add' else ''} at {path}"
     if not path:
         return Corruption(corrupted, None, frozenset(), note)
     index, roots = path[0], _roots_for_dict(path, op, key)
-    container = draw(st.sampled_from(("list", "tuple", "state")))
+    container = draw(st.sampled_from(("list", "list", "list", "tuple", "state")))
     if container == "tuple":
         corrupted = tuple(corrupted)
     elif container == "state":
@@ -433,6 +461,36 @@ def test_to_trajectory_fails_clearly(bad: Corruption, side: str | None) -> None:
             assert isinstance(call.name, str)
             assert call.name
             assert isinstance(call.args, Mapping)
+
+
+@settings(
+    max_examples=600,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    bad=st.one_of(dict_corruptions(chat_only=True), dict_corruptions(chat_only=True), corruptions),
+    mode=st.sampled_from(MODES),
+)
+def test_the_same_corrupted_trajectory_on_both_sides_is_refused_as_alone(
+    bad: Corruption, mode: str
+) -> None:
+    """Passing evaluations of chat dicts are decided before the full normaliser runs; one object
+    on both sides is where that could wrongly pass input the normaliser refuses."""
+    try:
+        to_trajectory(bad.value)
+    except TrajectoryFormatError:
+        refused = True
+    else:
+        refused = False
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)  # type: ignore[arg-type]
+    if refused:
+        with pytest.raises(TrajectoryFormatError) as caught:
+            evaluator(outputs=bad.value, reference_outputs=bad.value)
+        check_format_error(caught.value, "outputs", bad)
+    else:
+        result = evaluator(outputs=bad.value, reference_outputs=bad.value)
+        assert isinstance(result["score"], bool)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
