@@ -205,14 +205,17 @@ def match_skeletons(
         if (
             output.roles != reference.roles
             or output.call_counts != reference.call_counts
-            or output.calls != reference.calls
+            or output.arg_ids != reference.arg_ids
+            or output.names != reference.names
         ):
             return None
         rows: list[Pairs | tuple[int, int]] = [
             (i, i) for i, count in enumerate(output.call_counts) if count
         ]
         return MatchReport(config, sides, True, (), _PairParts(sides, rows))
-    partner = _partner_by_identity(output.calls, reference.calls, config.mode)
+    partner = _partner_by_identity(
+        output.names, output.arg_ids, reference.names, reference.arg_ids, config.mode
+    )
     if partner is None:
         return None
     return MatchReport(config, sides, True, (), _FlatPairs(sides, partner))
@@ -382,27 +385,44 @@ def _matched_by_identity(
     match under ``config``; else ``None``, and the general path decides and explains."""
     if not _by_identity(config):
         return None
-    return _partner_by_identity(_identity_keys(output), _identity_keys(reference), config.mode)
-
-
-def _identity_keys(trajectory: Trajectory) -> list[tuple[str, int]]:
-    return [(c.name, id(c.args)) for m in trajectory.messages if m.tool_calls for c in m.tool_calls]
+    out_calls = [c for m in output.messages if m.tool_calls for c in m.tool_calls]
+    ref_calls = [c for m in reference.messages if m.tool_calls for c in m.tool_calls]
+    return _partner_by_identity(
+        [c.name for c in out_calls],
+        [id(c.args) for c in out_calls],
+        [c.name for c in ref_calls],
+        [id(c.args) for c in ref_calls],
+        config.mode,
+    )
 
 
 def _partner_by_identity(
-    output: list[tuple[str, int]], reference: list[tuple[str, int]], mode: str
+    out_names: list[str],
+    out_ids: list[int],
+    ref_names: list[str],
+    ref_ids: list[int],
+    mode: str,
 ) -> list[int] | None:
-    """Pair calls by (tool name, id of parsed args); the pairing if it alone makes ``mode``
-    match (an unpaired call only where the mode allows one), else ``None``."""
-    free = dict(zip(reference, range(len(reference)), strict=True))
-    if len(free) != len(reference):
-        return None  # a call repeated in the reference: leave it to the general path
+    """Pair each call with the reference call whose args are the same parsed object, then check
+    their tool names agree; the pairing if it alone makes ``mode`` match (an unpaired call only
+    where the mode allows one), else ``None``."""
+    free = dict(zip(ref_ids, range(len(ref_ids)), strict=True))
+    if len(free) != len(ref_ids):
+        return None  # one parse shared by reference calls: leave it to the general path
     take = free.pop
-    partner = [take(key, -1) for key in output]
+    partner = [take(key, -1) for key in out_ids]
     if mode != "superset" and -1 in partner:
         return None  # an output call is unpaired, which only superset mode allows
     if mode != "subset" and free:
         return None  # a reference call is unpaired, which only subset mode allows
+    if -1 in partner:
+        paired_names = [
+            ref_names[j] if j != -1 else n for n, j in zip(out_names, partner, strict=True)
+        ]
+    else:
+        paired_names = [ref_names[j] for j in partner]
+    if paired_names != out_names:
+        return None  # the same arguments for different tools
     return partner
 
 

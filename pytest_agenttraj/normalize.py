@@ -215,11 +215,13 @@ def _chat_messages(items: list[Any], memo: Memo) -> list[Message]:
 
 class ChatSkeleton(NamedTuple):
     """What a verdict on a passing trajectory needs, without building its messages: each
-    message's role and number of calls, and each call as (tool name, id of its parsed args)."""
+    message's role and number of calls, and each call's tool name and the id of its parsed args
+    (in two lists, in call order)."""
 
     roles: list[Role]
     call_counts: list[int]
-    calls: list[tuple[str, int]]
+    names: list[str]
+    arg_ids: list[int]
 
 
 def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
@@ -231,8 +233,14 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
         return None
     roles: list[Role] = []
     counts: list[int] = []
-    keys: list[tuple[str, int]] = []
-    add_role, add_count, add_key = roles.append, counts.append, keys.append
+    names: list[str] = []
+    arg_ids: list[int] = []
+    add_role, add_count, add_name, add_id = (
+        roles.append,
+        counts.append,
+        names.append,
+        arg_ids.append,
+    )
     known_role: Callable[[Any], Role | None] = _ROLE_ALIASES.get  # any hashable: None if unknown
     parsed = memo.get
     # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
@@ -258,7 +266,8 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
                         memo[text] = args
                     if type(name) is not str or not name:
                         return None
-                    add_key((name, id(args)))
+                    add_name(name)
+                    add_id(id(args))
                 add_count(len(raw_calls))
             elif role is None or (raw_calls is not None and type(raw_calls) is not list):
                 return None
@@ -267,7 +276,7 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
             add_role(role)
     except (KeyError, TypeError):
         return None
-    return ChatSkeleton(roles, counts, keys)
+    return ChatSkeleton(roles, counts, names, arg_ids)
 
 
 class DeferredSides:
