@@ -203,15 +203,15 @@ def match_skeletons(
         return None
     if config.mode == "strict":
         if (
-            output.roles != reference.roles
+            len(output.messages) != len(reference.messages)
+            or output.call_rows != reference.call_rows
             or output.call_counts != reference.call_counts
             or output.arg_ids != reference.arg_ids
             or output.names != reference.names
+            or output.roles() != reference.roles()
         ):
             return None
-        rows: list[Pairs | tuple[int, int]] = [
-            (i, i) for i, count in enumerate(output.call_counts) if count
-        ]
+        rows: list[Pairs | tuple[int, int]] = [(i, i) for i in output.call_rows]
         return MatchReport(config, sides, True, (), _PairParts(sides, rows))
     partner = _partner_by_identity(
         output.names, output.arg_ids, reference.names, reference.arg_ids, config.mode

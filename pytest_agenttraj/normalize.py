@@ -214,14 +214,19 @@ def _chat_messages(items: list[Any], memo: Memo) -> list[Message]:
 
 
 class ChatSkeleton(NamedTuple):
-    """What a verdict on a passing trajectory needs, without building its messages: each
-    message's role and number of calls, and each call's tool name and the id of its parsed args
-    (in two lists, in call order)."""
+    """What a verdict on a passing trajectory needs, without building its messages: which
+    messages make calls and how many, each call's tool name and the id of its parsed args (in
+    call order), and the messages themselves for their roles (only strict mode asks)."""
 
-    roles: list[Role]
+    messages: list[dict[str, Any]]
+    call_rows: list[int]
     call_counts: list[int]
     names: list[str]
     arg_ids: list[int]
+
+    def roles(self) -> list[Role | None]:
+        known_role: Callable[[Any], Role | None] = _ROLE_ALIASES.get
+        return [known_role(item.get("role")) for item in self.messages]
 
 
 def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
@@ -231,22 +236,17 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
     Arguments are parsed into ``memo``, so a later ``to_trajectory`` reuses them."""
     if type(value) is not list:
         return None
-    roles: list[Role] = []
+    rows: list[int] = []
     counts: list[int] = []
     names: list[str] = []
     arg_ids: list[int] = []
-    add_role, add_count, add_name, add_id = (
-        roles.append,
-        counts.append,
-        names.append,
-        arg_ids.append,
-    )
+    add_row, add_count, add_name, add_id = rows.append, counts.append, names.append, arg_ids.append
     known_role: Callable[[Any], Role | None] = _ROLE_ALIASES.get  # any hashable: None if unknown
     parsed = memo.get
     # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
     # TypeError below, and the full normaliser then decides: cheaper than testing each field.
     try:
-        for item in value:
+        for index, item in enumerate(value):
             if type(item) is not dict or "type" in item or type(item.get("content")) is list:
                 return None
             role = known_role(item.get("role"))
@@ -268,15 +268,13 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
                         return None
                     add_name(name)
                     add_id(id(args))
+                add_row(index)
                 add_count(len(raw_calls))
             elif role is None or (raw_calls is not None and type(raw_calls) is not list):
                 return None
-            else:
-                add_count(0)
-            add_role(role)
     except (KeyError, TypeError):
         return None
-    return ChatSkeleton(roles, counts, names, arg_ids)
+    return ChatSkeleton(value, rows, counts, names, arg_ids)
 
 
 class DeferredSides:
