@@ -23,7 +23,7 @@ from .config import (
     TrajectoryMatchMode,
     make_config,
 )
-from .matching import MatchReport, match_skeletons, match_trajectories
+from .matching import MatchReport, match_skeletons, match_trajectories, skeletons_can_decide
 from .normalize import DeferredSides, Memo, chat_skeleton, to_trajectory
 from .references import (
     ReferenceFile,
@@ -69,7 +69,7 @@ def evaluate_trajectory(
     if paused:
         gc.disable()
     try:
-        report = _verdict_from_skeletons(outputs, reference_outputs, config, memo)
+        report = _verdict_from_skeletons(outputs, reference_outputs, config)
         if report is None:
             report = match_trajectories(
                 to_trajectory(outputs, side="outputs", memo=memo),
@@ -89,19 +89,20 @@ def evaluate_trajectory(
 
 
 def _verdict_from_skeletons(
-    outputs: Any, reference_outputs: Any, config: MatchConfig, memo: Memo
+    outputs: Any, reference_outputs: Any, config: MatchConfig
 ) -> MatchReport | None:
     """The passing common case without building either trajectory (see ``match_skeletons``);
-    ``None`` when it does not apply, leaving ``memo`` with the arguments already parsed."""
-    output = chat_skeleton(outputs, memo)
+    ``None`` when it does not apply."""
+    if not skeletons_can_decide(config):
+        return None
+    valid: set[str] = set()
+    output = chat_skeleton(outputs, valid)
     if output is None:
         return None
-    reference = chat_skeleton(reference_outputs, memo)
+    reference = chat_skeleton(reference_outputs, valid)
     if reference is None:
         return None
-    return match_skeletons(
-        output, reference, config, DeferredSides(outputs, reference_outputs, memo)
-    )
+    return match_skeletons(output, reference, config, DeferredSides(outputs, reference_outputs))
 
 
 def evaluate_reference_file(

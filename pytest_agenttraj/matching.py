@@ -30,6 +30,7 @@ __all__ = [
     "Sides",
     "match_skeletons",
     "match_trajectories",
+    "skeletons_can_decide",
 ]
 
 ProblemKind = Literal[
@@ -192,13 +193,19 @@ def match_trajectories(
     return _match_calls(output, reference, config)
 
 
+def skeletons_can_decide(config: MatchConfig) -> bool:
+    """Whether ``match_skeletons`` can ever pass under ``config`` (see ``_by_identity``)."""
+    return _by_identity(config)
+
+
 def match_skeletons(
     output: ChatSkeleton, reference: ChatSkeleton, config: MatchConfig, sides: Sides
 ) -> MatchReport | None:
-    """A passing report when the skeletons alone prove a match (see ``_by_identity``: calls of
-    one tool whose arguments are one parsed object); else ``None``, and ``match_trajectories``
-    decides and explains. In strict mode that takes the same roles and the same calls in the
-    same order; in the others, the one-pass pairing of ``_partner_by_identity``."""
+    """A passing report when the skeletons alone prove a match: calls of one tool whose
+    arguments are the same text (so the same value) match under ``config`` when
+    ``skeletons_can_decide``; else ``None``, and ``match_trajectories`` decides and explains.
+    In strict mode that takes the same roles and the same calls in the same order; in the
+    others, the one-pass pairing of ``_partner_by_identity``."""
     if not _by_identity(config):
         return None
     if config.mode == "strict":
@@ -206,7 +213,7 @@ def match_skeletons(
             len(output.messages) != len(reference.messages)
             or output.call_rows != reference.call_rows
             or output.call_counts != reference.call_counts
-            or output.arg_ids != reference.arg_ids
+            or output.texts != reference.texts
             or output.names != reference.names
             or output.roles() != reference.roles()
         ):
@@ -214,7 +221,7 @@ def match_skeletons(
         rows: list[Pairs | tuple[int, int]] = [(i, i) for i in output.call_rows]
         return MatchReport(config, sides, True, (), _PairParts(sides, rows))
     partner = _partner_by_identity(
-        output.names, output.arg_ids, reference.names, reference.arg_ids, config.mode
+        output.names, output.texts, reference.names, reference.texts, config.mode
     )
     if partner is None:
         return None
@@ -398,19 +405,19 @@ def _matched_by_identity(
 
 def _partner_by_identity(
     out_names: list[str],
-    out_ids: list[int],
+    out_keys: Sequence[Hashable],
     ref_names: list[str],
-    ref_ids: list[int],
+    ref_keys: Sequence[Hashable],
     mode: str,
 ) -> list[int] | None:
-    """Pair each call with the reference call whose args are the same parsed object, then check
-    their tool names agree; the pairing if it alone makes ``mode`` match (an unpaired call only
-    where the mode allows one), else ``None``."""
-    free = dict(zip(ref_ids, range(len(ref_ids)), strict=True))
-    if len(free) != len(ref_ids):
-        return None  # one parse shared by reference calls: leave it to the general path
+    """Pair each call with the reference call whose arguments have the same key (the same
+    parsed object, or the same text), then check their tool names agree; the pairing if it
+    alone makes ``mode`` match (an unpaired call only where the mode allows one), else ``None``."""
+    free = dict(zip(ref_keys, range(len(ref_keys)), strict=True))
+    if len(free) != len(ref_keys):
+        return None  # reference calls with the same arguments: leave them to the general path
     take = free.pop
-    partner = [take(key, -1) for key in out_ids]
+    partner = [take(key, -1) for key in out_keys]
     if mode != "superset" and -1 in partner:
         return None  # an output call is unpaired, which only superset mode allows
     if mode != "subset" and free:

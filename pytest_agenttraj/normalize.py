@@ -215,34 +215,36 @@ def _chat_messages(items: list[Any], memo: Memo) -> list[Message]:
 
 class ChatSkeleton(NamedTuple):
     """What a verdict on a passing trajectory needs, without building its messages: which
-    messages make calls and how many, each call's tool name and the id of its parsed args (in
-    call order), and the messages themselves for their roles (only strict mode asks)."""
+    messages make calls and how many, each call's tool name and arguments text (in call order),
+    and the messages themselves for their roles (only strict mode asks)."""
 
     messages: list[dict[str, Any]]
     call_rows: list[int]
     call_counts: list[int]
     names: list[str]
-    arg_ids: list[int]
+    texts: list[str]
 
     def roles(self) -> list[Role | None]:
         known_role: Callable[[Any], Role | None] = _ROLE_ALIASES.get
         return [known_role(item.get("role")) for item in self.messages]
 
 
-def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
+def chat_skeleton(value: Any, valid: set[str]) -> ChatSkeleton | None:
     """The skeleton of ``value`` when it is a list of plain chat dicts (a known role, text
     content, calls only on assistant messages, each in OpenAI's ``function`` form with arguments
     text that is one JSON object); else ``None``, and ``to_trajectory`` decides and explains.
-    Arguments are parsed into ``memo``, so a later ``to_trajectory`` reuses them."""
+    Each distinct arguments text is parsed once to check it, and remembered in ``valid``; the
+    parsed value is dropped at once (keeping it would cost more than parsing again in the rare
+    case the trajectory is built later)."""
     if type(value) is not list:
         return None
     rows: list[int] = []
     counts: list[int] = []
     names: list[str] = []
-    arg_ids: list[int] = []
-    add_row, add_count, add_name, add_id = rows.append, counts.append, names.append, arg_ids.append
+    texts: list[str] = []
+    add_row, add_count, add_name, add_text = rows.append, counts.append, names.append, texts.append
     known_role: Callable[[Any], Role | None] = _ROLE_ALIASES.get  # any hashable: None if unknown
-    parsed = memo.get
+    checked, check = valid.__contains__, valid.add
     # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
     # TypeError below, and the full normaliser then decides: cheaper than testing each field.
     try:
@@ -258,23 +260,21 @@ def chat_skeleton(value: Any, memo: Memo) -> ChatSkeleton | None:
                     function = raw["function"]
                     name = function["name"]
                     text = function["arguments"]
-                    args = parsed(text)
-                    if args is None:
-                        args = _scan_object(text) if type(text) is str else None
-                        if args is None:
-                            return None
-                        memo[text] = args
-                    if type(name) is not str or not name:
+                    if type(name) is not str or not name or type(text) is not str:
                         return None
+                    if not checked(text):
+                        if _scan_object(text) is None:
+                            return None
+                        check(text)
                     add_name(name)
-                    add_id(id(args))
+                    add_text(text)
                 add_row(index)
                 add_count(len(raw_calls))
             elif role is None or (raw_calls is not None and type(raw_calls) is not list):
                 return None
     except (KeyError, TypeError):
         return None
-    return ChatSkeleton(value, rows, counts, names, arg_ids)
+    return ChatSkeleton(value, rows, counts, names, texts)
 
 
 class DeferredSides:
@@ -282,19 +282,19 @@ class DeferredSides:
     from skeletons does not need them, a diff or a caller inspecting the report does. The message
     lists are copied now; their dicts are read when the trajectories are built."""
 
-    __slots__ = ("_built", "_items", "_memo")
+    __slots__ = ("_built", "_items")
 
-    def __init__(self, outputs: list[Any], reference_outputs: list[Any], memo: Memo) -> None:
+    def __init__(self, outputs: list[Any], reference_outputs: list[Any]) -> None:
         self._items = (list(outputs), list(reference_outputs))
-        self._memo = memo
         self._built: tuple[Trajectory, Trajectory] | None = None
 
     def _trajectories(self) -> tuple[Trajectory, Trajectory]:
         if self._built is None:
             outputs, reference = self._items
+            memo: Memo = {}
             self._built = (
-                to_trajectory(outputs, side="outputs", memo=self._memo),
-                to_trajectory(reference, side="reference_outputs", memo=self._memo),
+                to_trajectory(outputs, side="outputs", memo=memo),
+                to_trajectory(reference, side="reference_outputs", memo=memo),
             )
         return self._built
 
@@ -311,7 +311,6 @@ class DeferredSides:
 
     def __setstate__(self, state: tuple[Trajectory, Trajectory]) -> None:
         self._items = ([], [])
-        self._memo = {}
         self._built = state
 
 
