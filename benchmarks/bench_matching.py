@@ -3,7 +3,8 @@
 What it measures (median wall time per evaluator call, ``time.perf_counter``):
 
 1. a small trajectory (6 messages, 2 tool calls) in all four trajectory match modes;
-2. 1,000 tool calls over 6 tool names, each trajectory match mode;
+2. 1,000 tool calls over 6 tool names, each trajectory match mode; then the same with one call's
+   arguments changed, so that every mode fails (no target: the cost of explaining);
 3. 1,000 tool calls that all use the same tool name, output permuted (openevals' greedy
    pairing is quadratic here);
 4. subset/superset argument matching and a callable override at 1,000 calls;
@@ -354,6 +355,32 @@ def case_many_tools(report: Report, reference: Subject, ours: Subject) -> None:
     parse_floor_note(report, pair, openevals_s)
 
 
+def _with_last_call_changed(pair: TrajectoryPair) -> TrajectoryPair:
+    """``pair`` whose output's last tool call has other arguments, so that no mode matches."""
+    outputs = json.loads(json.dumps(pair.outputs))
+    last = next(m for m in reversed(outputs) if m.get("tool_calls"))
+    last["tool_calls"][-1]["function"]["arguments"] = json.dumps({"changed": True})
+    return TrajectoryPair(outputs=outputs, reference=pair.reference, n_calls=pair.n_calls)
+
+
+def case_failing(report: Report, reference: Subject, ours: Subject) -> None:
+    """No target: what explaining a mismatch costs. A failing evaluation is normalised in full
+    and every unpaired call is explained, after the cheap checks that decide passing ones."""
+    report.section(
+        "2b. 1,000 calls over 6 tools, one call's arguments changed (failing), no target"
+    )
+    for mode in MODES:
+        pair = _with_last_call_changed(make_pair(1000, seed=202, permute=mode != "strict"))
+        oe_call = _caller(Config(mode).build(reference.factory), pair)
+        ours_call = _caller(Config(mode).build(ours.factory), pair)
+        name = f"6 tools {mode}, failing"
+        if oe_call()["score"] is not False or ours_call()["score"] is not False:
+            report.warning_row(f"{name}: expected both implementations to fail it")
+        oe_s, ours_s = time_pair(oe_call, ours_call)
+        assert ours_s is not None
+        report.timing_row(name, pair.n_calls, oe_s, ours_s, None)
+
+
 def case_single_tool(report: Report, reference: Subject, ours: Subject) -> None:
     report.section("3. 1,000 calls of ONE tool name, permuted, exact args")
     pair = make_pair(1000, seed=303, tool_names=[SINGLE_TOOL], permute=True)
@@ -506,6 +533,7 @@ def main() -> int:
     start = perf_counter()
     case_small(report, reference, ours)
     case_many_tools(report, reference, ours)
+    case_failing(report, reference, ours)
     case_single_tool(report, reference, ours)
     case_args_modes(report, reference, ours)
     case_scaling(report, reference, ours)
