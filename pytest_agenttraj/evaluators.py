@@ -96,11 +96,15 @@ def _verdict_from_skeletons(
     if not skeletons_can_decide(config):
         return None
     valid: set[str] = set()
-    output = chat_skeleton(outputs, valid)
-    if output is None:
-        return None
-    reference = chat_skeleton(reference_outputs, valid)
-    if reference is None:
+    # Read first the side whose calls may go unpaired; then every call of the other must pair,
+    # so one whose arguments text was not seen ends the walk before anything more is parsed.
+    if config.mode == "subset":
+        reference = chat_skeleton(reference_outputs, valid)
+        output = chat_skeleton(outputs, valid, known_only=True) if reference else None
+    else:
+        output = chat_skeleton(outputs, valid)
+        reference = chat_skeleton(reference_outputs, valid, known_only=True) if output else None
+    if output is None or reference is None:
         return None
     return match_skeletons(output, reference, config, DeferredSides(outputs, reference_outputs))
 

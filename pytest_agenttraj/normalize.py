@@ -229,13 +229,14 @@ class ChatSkeleton(NamedTuple):
         return [known_role(item.get("role")) for item in self.messages]
 
 
-def chat_skeleton(value: Any, valid: set[str]) -> ChatSkeleton | None:
+def chat_skeleton(value: Any, valid: set[str], *, known_only: bool = False) -> ChatSkeleton | None:
     """The skeleton of ``value`` when it is a list of plain chat dicts (a known role, text
     content, calls only on assistant messages, each in OpenAI's ``function`` form with arguments
     text that is one JSON object); else ``None``, and ``to_trajectory`` decides and explains.
     Each distinct arguments text is parsed once to check it, and remembered in ``valid``; the
     parsed value is dropped at once (keeping it would cost more than parsing again in the rare
-    case the trajectory is built later)."""
+    case the trajectory is built later). With ``known_only``, a text not in ``valid`` already
+    ends the walk (``None``): the caller knows such a call could not pair."""
     if type(value) is not list:
         return None
     rows: list[int] = []
@@ -263,7 +264,7 @@ def chat_skeleton(value: Any, valid: set[str]) -> ChatSkeleton | None:
                     if type(name) is not str or not name or type(text) is not str:
                         return None
                     if not checked(text):
-                        if _scan_object(text) is None:
+                        if known_only or _scan_object(text) is None:
                             return None
                         check(text)
                     add_name(name)
