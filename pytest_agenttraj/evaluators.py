@@ -24,7 +24,7 @@ from .config import (
     make_config,
 )
 from .matching import MatchReport, match_skeletons, match_trajectories, skeletons_can_decide
-from .normalize import DeferredSides, Memo, chat_skeleton, to_trajectory
+from .normalize import DeferredSides, Memo, chat_skeleton, may_have_skeleton, to_trajectory
 from .references import (
     ReferenceFile,
     ReferenceFileError,
@@ -93,7 +93,11 @@ def _verdict_from_skeletons(
 ) -> MatchReport | None:
     """The passing common case without building either trajectory (see ``match_skeletons``);
     ``None`` when it does not apply."""
-    if not skeletons_can_decide(config):
+    if not (
+        skeletons_can_decide(config)
+        and may_have_skeleton(outputs)
+        and may_have_skeleton(reference_outputs)
+    ):
         return None
     valid: set[str] = set()
     # Read first the side whose calls may go unpaired; then every call of the other must pair,

@@ -194,35 +194,41 @@ def match_trajectories(
 
 
 def skeletons_can_decide(config: MatchConfig) -> bool:
-    """Whether ``match_skeletons`` can ever pass under ``config`` (see ``_by_identity``)."""
-    return _by_identity(config)
+    """Whether ``match_skeletons`` may pass under ``config``: exact arguments (calls with the
+    same arguments text match) or ignored ones (calls of the same tool match), no overrides.
+    Subset/superset arguments are chosen when texts are expected to differ, so not tried."""
+    return not config.overrides and config.tool_args in ("exact", "ignore")
 
 
 def match_skeletons(
     output: ChatSkeleton, reference: ChatSkeleton, config: MatchConfig, sides: Sides
 ) -> MatchReport | None:
-    """A passing report when the skeletons alone prove a match: calls of one tool whose
-    arguments are the same text (so the same value) match under ``config`` when
-    ``skeletons_can_decide``; else ``None``, and ``match_trajectories`` decides and explains.
-    In strict mode that takes the same roles and the same calls in the same order; in the
-    others, the one-pass pairing of ``_partner_by_identity``."""
-    if not _by_identity(config):
+    """A passing report when the skeletons alone prove a match (see ``skeletons_can_decide``);
+    else ``None``, and ``match_trajectories`` decides and explains. In strict mode that takes
+    the same roles and the same calls in the same order; in the others, pairing each call
+    with a reference call of the same key (arguments text, or tool name when args are ignored)
+    in one pass, which is already a maximum pairing since equal keys always match."""
+    if not skeletons_can_decide(config):
         return None
+    ignore = config.tool_args == "ignore"
     if config.mode == "strict":
         if (
             len(output.messages) != len(reference.messages)
             or output.call_rows != reference.call_rows
             or output.call_counts != reference.call_counts
-            or output.texts != reference.texts
             or output.names != reference.names
+            or (not ignore and output.texts != reference.texts)
             or output.roles() != reference.roles()
         ):
             return None
         rows: list[Pairs | tuple[int, int]] = [(i, i) for i in output.call_rows]
         return MatchReport(config, sides, True, (), _PairParts(sides, rows))
-    partner = _partner_by_identity(
-        output.names, output.texts, reference.names, reference.texts, config.mode
-    )
+    if ignore:
+        partner = _partner_by_key(output.names, reference.names, config.mode)
+    else:
+        partner = _partner_by_key(output.texts, reference.texts, config.mode)
+        if partner is not None and not _same_names(output.names, reference.names, partner):
+            return None  # one text for calls of two tools: leave it to the general path
     if partner is None:
         return None
     return MatchReport(config, sides, True, (), _FlatPairs(sides, partner))
@@ -394,43 +400,46 @@ def _matched_by_identity(
         return None
     out_calls = [c for m in output.messages if m.tool_calls for c in m.tool_calls]
     ref_calls = [c for m in reference.messages if m.tool_calls for c in m.tool_calls]
-    return _partner_by_identity(
-        [c.name for c in out_calls],
-        [id(c.args) for c in out_calls],
-        [c.name for c in ref_calls],
-        [id(c.args) for c in ref_calls],
-        config.mode,
+    out_names = [c.name for c in out_calls]
+    ref_names = [c.name for c in ref_calls]
+    partner = _partner_by_key(
+        [id(c.args) for c in out_calls], [id(c.args) for c in ref_calls], config.mode
     )
+    if partner is None or not _same_names(out_names, ref_names, partner):
+        return None
+    return partner
 
 
-def _partner_by_identity(
-    out_names: list[str],
-    out_keys: Sequence[Hashable],
-    ref_names: list[str],
-    ref_keys: Sequence[Hashable],
-    mode: str,
+def _partner_by_key(
+    out_keys: Sequence[Hashable], ref_keys: Sequence[Hashable], mode: str
 ) -> list[int] | None:
-    """Pair each call with the reference call whose arguments have the same key (the same
-    parsed object, or the same text), then check their tool names agree; the pairing if it
-    alone makes ``mode`` match (an unpaired call only where the mode allows one), else ``None``."""
+    """Pair each call with the first free reference call of the same key (-1: none); the
+    pairing if it alone makes ``mode`` match (an unpaired call only where the mode allows
+    one), else ``None``."""
     free = dict(zip(ref_keys, range(len(ref_keys)), strict=True))
-    if len(free) != len(ref_keys):
-        return None  # reference calls with the same arguments: leave them to the general path
-    take = free.pop
-    partner = [take(key, -1) for key in out_keys]
+    if len(free) == len(ref_keys):  # every key once: the common case, without lists
+        take = free.pop
+        partner = [take(key, -1) for key in out_keys]
+        unpaired_references = bool(free)
+    else:
+        queues: dict[Hashable, list[int]] = {}
+        for j in range(len(ref_keys) - 1, -1, -1):
+            queues.setdefault(ref_keys[j], []).append(j)
+        partner = [queue.pop() if (queue := queues.get(key)) else -1 for key in out_keys]
+        unpaired_references = any(queues.values())
     if mode != "superset" and -1 in partner:
         return None  # an output call is unpaired, which only superset mode allows
-    if mode != "subset" and free:
+    if mode != "subset" and unpaired_references:
         return None  # a reference call is unpaired, which only subset mode allows
-    if -1 in partner:
-        paired_names = [
-            ref_names[j] if j != -1 else n for n, j in zip(out_names, partner, strict=True)
-        ]
-    else:
-        paired_names = [ref_names[j] for j in partner]
-    if paired_names != out_names:
-        return None  # the same arguments for different tools
     return partner
+
+
+def _same_names(out_names: list[str], ref_names: list[str], partner: list[int]) -> bool:
+    """Whether each paired call has the tool name of its partner."""
+    partner_names = [
+        ref_names[j] if j != -1 else name for name, j in zip(out_names, partner, strict=True)
+    ]
+    return partner_names == out_names
 
 
 # ---------------------------------------------------------------- pairing

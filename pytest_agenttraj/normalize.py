@@ -22,7 +22,13 @@ from typing import Any, NamedTuple
 from .errors import TrajectoryFormatError
 from .model import Message, Role, ToolCall, Trajectory
 
-__all__ = ["ChatSkeleton", "DeferredSides", "chat_skeleton", "to_trajectory"]
+__all__ = [
+    "ChatSkeleton",
+    "DeferredSides",
+    "chat_skeleton",
+    "may_have_skeleton",
+    "to_trajectory",
+]
 
 _ROLE_ALIASES: dict[str, Role] = {
     "user": "user",
@@ -276,6 +282,22 @@ def chat_skeleton(value: Any, valid: set[str], *, known_only: bool = False) -> C
     except (KeyError, TypeError):
         return None
     return ChatSkeleton(value, rows, counts, names, texts)
+
+
+def may_have_skeleton(value: Any) -> bool:
+    """A cheap look at ``value`` up to its first tool call: whether ``chat_skeleton`` could get
+    past it, so that a trajectory of another form is not walked in vain."""
+    if type(value) is not list:
+        return False
+    for item in value:
+        if type(item) is not dict:
+            return False
+        calls = item.get("tool_calls")
+        if calls:
+            first = calls[0] if type(calls) is list else None
+            function = first.get("function") if type(first) is dict else None
+            return type(function) is dict and type(function.get("arguments")) is str
+    return True
 
 
 class DeferredSides:
