@@ -101,13 +101,19 @@ def _verdict_from_skeletons(
         return None
     valid: set[str] = set()
     # Read first the side whose calls may go unpaired; then every call of the other must pair,
-    # so one whose arguments text was not seen ends the walk before anything more is parsed.
+    # so with exact arguments one whose text was not seen ends the walk before anything more
+    # is parsed (with ignored arguments, texts need not be equal).
+    known_only = config.tool_args == "exact"
     if config.mode == "subset":
         reference = chat_skeleton(reference_outputs, valid)
-        output = chat_skeleton(outputs, valid, known_only=True) if reference else None
+        if reference is None:
+            return None
+        output = chat_skeleton(outputs, valid, known_only=known_only)
     else:
         output = chat_skeleton(outputs, valid)
-        reference = chat_skeleton(reference_outputs, valid, known_only=True) if output else None
+        if output is None:
+            return None
+        reference = chat_skeleton(reference_outputs, valid, known_only=known_only)
     if output is None or reference is None:
         return None
     return match_skeletons(output, reference, config, DeferredSides(outputs, reference_outputs))

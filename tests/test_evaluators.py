@@ -428,3 +428,37 @@ def test_a_passing_report_builds_its_trajectories_from_what_was_evaluated() -> N
     assert clone.output == report.output
     assert clone.reference == report.reference
     assert [(o.call, r.call) for o, r in clone.pairs] == [(out.call, ref.call)]
+
+
+@pytest.mark.parametrize(
+    ("mode", "tool_args", "output_arguments", "skeleton"),
+    [
+        ("strict", "exact", '{"city": "SZ"}', True),
+        ("unordered", "exact", '{"city": "SZ"}', True),
+        ("subset", "exact", '{"city": "SZ"}', True),
+        ("superset", "exact", '{"city": "SZ"}', True),
+        # ignored arguments: the tools pair up whatever the texts say
+        ("strict", "ignore", '{"city": "Suzhou"}', True),
+        ("unordered", "ignore", '{"city": "Suzhou"}', True),
+        ("subset", "ignore", '{"city": "Suzhou"}', True),
+        ("superset", "ignore", '{"city": "Suzhou"}', True),
+        # texts differ but values are equal: the full matcher decides (and passes)
+        ("unordered", "exact", '{"city":"SZ"}', False),
+        # subset/superset arguments are left to the full matcher
+        ("unordered", "subset", '{"city": "SZ"}', False),
+    ],
+)
+def test_which_passing_evaluations_skip_building_the_trajectories(
+    mode: str, tool_args: str, output_arguments: str, skeleton: bool
+) -> None:
+    from pytest_agenttraj.config import make_config
+    from pytest_agenttraj.evaluators import evaluate_trajectory
+    from pytest_agenttraj.normalize import DeferredSides
+
+    result, report = evaluate_trajectory(
+        _chat_run(output_arguments), _chat_run('{"city": "SZ"}'), make_config(mode, tool_args)
+    )
+    assert result["score"] is True
+    assert isinstance(report.sides, DeferredSides) is skeleton
+    [(out, ref)] = report.pairs
+    assert (out.call.name, ref.call.name) == ("get_weather", "get_weather")
