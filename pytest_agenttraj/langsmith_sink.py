@@ -901,12 +901,17 @@ def _make_runner(
     raised propagates; one raised before the body started means tracking failed, and
     ``fallback`` (the bare test) runs instead; one raised after a passing body is dropped."""
 
-    def decide(error: Exception) -> str:
+    def settle(error: Exception) -> Callable[[Mapping[str, Any]], Any] | None:
+        """After ``attempt`` raised ``error``: what to run instead (``None``: re-raise)."""
+        if fallback is None:
+            return None
         if not case.entered:
-            return "raise" if fallback is None else "fallback"
+            on_untracked(case, error)
+            return fallback
         if case.body_done and case.body_error is None:
-            return "drop"
-        return "raise"
+            on_late(case, error)
+            return _nothing
+        return None
 
     if is_async:
 
@@ -914,14 +919,10 @@ def _make_runner(
             try:
                 return await _awaitable(attempt(testargs))
             except Exception as error:
-                action = decide(error)
-                if action == "raise" or fallback is None:
+                instead = settle(error)
+                if instead is None:
                     raise
-                if action == "drop":
-                    on_late(case, error)
-                    return None
-                on_untracked(case, error)
-                return await _awaitable(fallback(testargs))
+                return await _awaitable(instead(testargs))
 
         return async_runner
 
@@ -929,16 +930,16 @@ def _make_runner(
         try:
             return attempt(testargs)
         except Exception as error:
-            action = decide(error)
-            if action == "raise" or fallback is None:
+            instead = settle(error)
+            if instead is None:
                 raise
-            if action == "drop":
-                on_late(case, error)
-                return None
-            on_untracked(case, error)
-            return fallback(testargs)
+            return instead(testargs)
 
     return runner
+
+
+def _nothing(testargs: Mapping[str, Any]) -> None:
+    """What runs in place of a test whose only error came after its body passed."""
 
 
 async def _awaitable(value: Awaitable[Any] | Any) -> Any:

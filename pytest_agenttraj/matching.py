@@ -398,35 +398,37 @@ def _matched_by_identity(
     match under ``config``; else ``None``, and the general path decides and explains."""
     if not _by_identity(config):
         return None
-    out_calls = [c for m in output.messages if m.tool_calls for c in m.tool_calls]
-    ref_calls = [c for m in reference.messages if m.tool_calls for c in m.tool_calls]
-    out_names = [c.name for c in out_calls]
-    ref_names = [c.name for c in ref_calls]
-    partner = _partner_by_key(
-        [id(c.args) for c in out_calls], [id(c.args) for c in ref_calls], config.mode
-    )
-    if partner is None or not _same_names(out_names, ref_names, partner):
-        return None
-    return partner
+    return _partner_by_key(_identity_keys(output), _identity_keys(reference), config.mode)
+
+
+def _identity_keys(trajectory: Trajectory) -> list[tuple[str, int]]:
+    """(tool name, id of the parsed args) of each call, in order."""
+    return [(c.name, id(c.args)) for m in trajectory.messages if m.tool_calls for c in m.tool_calls]
+
+
+def _pair_equal_keys(
+    out_keys: Sequence[Hashable], ref_keys: Sequence[Hashable]
+) -> tuple[list[int], bool]:
+    """Pair each output key with the first free reference key equal to it: the partner index
+    per output (-1: none), and whether some reference key is left unpaired. Where equal keys
+    always match, this is a maximum pairing."""
+    free = dict(zip(ref_keys, range(len(ref_keys)), strict=True))
+    if len(free) == len(ref_keys):  # every key once: the common case, without lists
+        take = free.pop
+        return [take(key, -1) for key in out_keys], bool(free)
+    queues: dict[Hashable, list[int]] = {}
+    for j in range(len(ref_keys) - 1, -1, -1):
+        queues.setdefault(ref_keys[j], []).append(j)
+    partner = [queue.pop() if (queue := queues.get(key)) else -1 for key in out_keys]
+    return partner, any(queues.values())
 
 
 def _partner_by_key(
     out_keys: Sequence[Hashable], ref_keys: Sequence[Hashable], mode: str
 ) -> list[int] | None:
-    """Pair each call with the first free reference call of the same key (-1: none); the
-    pairing if it alone makes ``mode`` match (an unpaired call only where the mode allows
-    one), else ``None``."""
-    free = dict(zip(ref_keys, range(len(ref_keys)), strict=True))
-    if len(free) == len(ref_keys):  # every key once: the common case, without lists
-        take = free.pop
-        partner = [take(key, -1) for key in out_keys]
-        unpaired_references = bool(free)
-    else:
-        queues: dict[Hashable, list[int]] = {}
-        for j in range(len(ref_keys) - 1, -1, -1):
-            queues.setdefault(ref_keys[j], []).append(j)
-        partner = [queue.pop() if (queue := queues.get(key)) else -1 for key in out_keys]
-        unpaired_references = any(queues.values())
+    """The pairing of ``_pair_equal_keys`` if it alone makes ``mode`` match (an unpaired call
+    only where the mode allows one), else ``None``."""
+    partner, unpaired_references = _pair_equal_keys(out_keys, ref_keys)
     if mode != "superset" and -1 in partner:
         return None  # an output call is unpaired, which only superset mode allows
     if mode != "subset" and unpaired_references:
@@ -489,18 +491,11 @@ def _pair_identical(
     pairing only if it pairs one whole side, so that it is already maximum; else ``None``."""
     if not _by_identity(config):
         return None
-    free: dict[tuple[str, int], list[int]] = {}
-    for j, ref in enumerate(references):
-        call = ref.call
-        free.setdefault((call.name, id(call.args)), []).append(j)
-    for indices in free.values():
-        indices.reverse()  # pop() then takes the earliest reference call
-    partner = []
-    for out in outputs:
-        call = out.call
-        bucket = free.get((call.name, id(call.args)))
-        partner.append(bucket.pop() if bucket else -1)
-    if -1 not in partner or not any(free.values()):
+    partner, unpaired_references = _pair_equal_keys(
+        [(r.call.name, id(r.call.args)) for r in outputs],
+        [(r.call.name, id(r.call.args)) for r in references],
+    )
+    if -1 not in partner or not unpaired_references:
         return partner
     return None
 

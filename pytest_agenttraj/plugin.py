@@ -204,22 +204,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     from . import _pass_rate_gate
 
     _pass_rate_gate.unregister(config)
-    store = config.stash.get(_STORE_KEY, None)
-    if store is not None:
-        config.pluginmanager.unregister(store)
-        del config.stash[_STORE_KEY]
-    gate = config.stash.get(_GATE_KEY, None)
-    if gate is not None:
-        config.pluginmanager.unregister(gate)
-        del config.stash[_GATE_KEY]
-    report = config.stash.get(_REPORT_KEY, None)
-    if report is not None:
-        config.pluginmanager.unregister(report)
-        del config.stash[_REPORT_KEY]
-    session = config.stash.get(SESSION_KEY, None)
-    if session is not None:
-        config.pluginmanager.unregister(session)
-        del config.stash[SESSION_KEY]
+    keys: tuple[pytest.StashKey[Any], ...] = (_STORE_KEY, _GATE_KEY, _REPORT_KEY, SESSION_KEY)
+    for key in keys:
+        registered = config.stash.get(key, None)
+        if registered is not None:
+            config.pluginmanager.unregister(registered)
+            del config.stash[key]
 
 
 def _settings(request: pytest.FixtureRequest) -> TrajectorySettings:

@@ -539,6 +539,36 @@ def test_a_langsmith_fault_changes_no_outcome(
     _assert_no_key(run, server)
 
 
+LATE_FAULT_CONFTEST = (
+    CONFTEST_TIMING
+    + """
+import langsmith.testing._internal as _internal
+
+
+def _end_run_fails(self, run_tree, outputs):
+    raise RuntimeError("closing the run broke")
+
+
+_internal._TestCase.end_run = _end_run_fails
+"""
+)
+
+
+def test_an_error_after_a_passing_body_changes_no_outcome(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    """langsmith raising while it closes a test's run, after the test's body passed: the test
+    still passes, and the one warning says what happened."""
+    _project(pytester, FAULT_TESTS)
+    pytester.makeconftest(LATE_FAULT_CONFTEST)
+    with FakeLangSmith() as server:
+        run = _run(pytester, langsmith_env, server.url, "--trajectory-langsmith")
+    run.result.assert_outcomes(passed=4, failed=1)  # as without logging
+    (warning,) = _warnings(run)
+    assert "closing a tracked test raised RuntimeError" in warning
+    assert "Test outcomes and reports are not affected" in warning
+
+
 # ------------------------------------------------------------------ in-process units
 
 from pytest_agenttraj._langsmith_payload import REDACTED, input_messages, to_payload  # noqa: E402
