@@ -6,19 +6,20 @@ never loads langchain-core or langsmith.
 
 from ._version import __version__
 from .assertion import TrajectoryMismatch, assert_trajectory
-from .config import ToolArgsMatchMode, ToolArgsMatchOverrides, TrajectoryMatchMode
-from .errors import AgentTrajError, TrajectoryFormatError
+from .core.matching import MatchReport, match_trajectories
+from .core.matching.rules import ToolArgsMatchMode, ToolArgsMatchOverrides, TrajectoryMatchMode
+from .core.model import GraphTrajectory, Message, ToolCall, Trajectory
+from .core.normalize import to_trajectory
+from .errors import AgentTrajError, ReferenceFileError, TrajectoryFormatError
 from .evaluators import (
     EvaluatorResult,
     create_async_trajectory_match_evaluator,
     create_trajectory_match_evaluator,
     exact_match,
     exact_match_async,
+    graph_trajectory_strict_match,
+    graph_trajectory_strict_match_async,
 )
-from .graph import graph_trajectory_strict_match, graph_trajectory_strict_match_async
-from .matching import MatchReport, match_trajectories
-from .model import GraphTrajectory, Message, ToolCall, Trajectory
-from .normalize import to_trajectory
 
 __all__ = [
     "AgentTrajError",
@@ -26,6 +27,7 @@ __all__ = [
     "GraphTrajectory",
     "MatchReport",
     "Message",
+    "ReferenceFileError",
     "ToolArgsMatchMode",
     "ToolArgsMatchOverrides",
     "ToolCall",

@@ -11,14 +11,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ._observe import announce, current_scope
-from .config import make_config
-from .evaluators import EvaluatorResult, evaluate_reference_file, evaluate_trajectory
-from .matching import MatchReport
-from .references import (
-    resolve_reference,
-)
-from .render import render_text
+from .core.matching import MatchReport
+from .core.matching.rules import make_config
+from .diff import render_text
+from .evaluators.result import EvaluatorResult
+from .evaluators.scope import announce, current_scope
+from .evaluators.trajectory import evaluate_trajectory
+from .references import evaluate_reference_file, resolve_reference
 
 __all__ = ["TrajectoryMismatch", "assert_trajectory"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentTrajError", "TrajectoryFormatError"]
+__all__ = ["AgentTrajError", "BaselineError", "ReferenceFileError", "TrajectoryFormatError"]
 
 
 class AgentTrajError(Exception):
@@ -45,3 +45,11 @@ class TrajectoryFormatError(AgentTrajError, ValueError):
     def with_side(self, side: str) -> TrajectoryFormatError:
         """The same error, saying which evaluator argument it came from."""
         return TrajectoryFormatError(self.problem, index=self.index, field=self.field, side=side)
+
+
+class ReferenceFileError(AgentTrajError, ValueError):
+    """A reference file that cannot be used: names the file (and line) and what is wrong."""
+
+
+class BaselineError(AgentTrajError, ValueError):
+    """A baseline file that cannot be used, with the reason and how to fix it."""

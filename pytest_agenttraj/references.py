@@ -26,20 +26,30 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ._files import write_atomically
-from ._observe import TestScope
-from .config import check_tool_args_mode, check_trajectory_mode, make_config
-from .errors import AgentTrajError, TrajectoryFormatError
-from .model import Trajectory
-from .normalize import to_trajectory
+from .core.matching import MatchReport
+from .core.matching.rules import (
+    MatchConfig,
+    check_tool_args_mode,
+    check_trajectory_mode,
+    make_config,
+)
+from .core.model import Trajectory
+from .core.normalize import to_trajectory
+from .errors import ReferenceFileError, TrajectoryFormatError
+from .evaluators.result import EvaluatorResult
+from .evaluators.scope import TestScope, current_scope
+from .evaluators.trajectory import evaluate_trajectory
 
 __all__ = [
     "REFERENCE_SUFFIXES",
     "ReferenceFile",
     "ReferenceFileError",
     "dump_reference",
+    "evaluate_reference_file",
+    "handle_file_reference",
     "load_reference",
     "resolve_reference",
     "write_reference",
@@ -47,10 +57,6 @@ __all__ = [
 
 REFERENCE_SUFFIXES = (".yaml", ".yml", ".json")
 _HEADER_KEYS = ("mode", "tool_args", "overrides")
-
-
-class ReferenceFileError(AgentTrajError, ValueError):
-    """A reference file that cannot be used: names the file (and line) and what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -215,9 +221,53 @@ def resolve_reference(reference: Any, scope: TestScope | None) -> ReferenceFile 
         return reference
     if reference is None or isinstance(reference, str | os.PathLike):
         if scope is not None and scope.references is not None:
-            return scope.references.resolve(None if reference is None else os.fspath(reference))
+            name = None if reference is None else os.fspath(reference)
+            return cast("ReferenceFile", scope.references.resolve(name))
         if reference is None:
             raise ValueError("assert_trajectory needs reference_outputs outside a pytest test")
         path = Path(reference)
         return load_reference(path) if path.exists() else ReferenceFile(path, exists=False)
     return None
+
+
+def evaluate_reference_file(
+    outputs: Any,
+    reference: ReferenceFile,
+    config: MatchConfig,
+    scope: TestScope | None,
+    extra: dict[str, Any],
+) -> tuple[EvaluatorResult, MatchReport]:
+    """Evaluate against a reference file. Under ``--trajectory-update`` a file that is missing or
+    does not match is rewritten from ``outputs`` and the evaluation is made against what was
+    written, so a file that does not read back to a match is a failure, not a silent pass.
+    ``extra`` receives the file's name (and whether it was written) for the record."""
+    resolver = scope.references if scope else None
+    update = bool(resolver and resolver.update)
+    extra["reference_file"] = resolver.name_of(reference.path) if resolver else str(reference.path)
+    if not reference.exists and not update:
+        raise ReferenceFileError(
+            f"reference file {reference.path} does not exist; run pytest with "
+            "--trajectory-update to write it from the agent's current trajectory"
+        )
+    if reference.exists:
+        result, report = evaluate_trajectory(outputs, reference.messages, config)
+        if report.matched or not update:
+            return result, report
+    write_reference(reference, to_trajectory(outputs, side="outputs"))
+    extra["reference_written"] = True
+    return evaluate_trajectory(outputs, load_reference(reference.path).messages, config)
+
+
+def handle_file_reference(
+    outputs: Any, reference_outputs: Any, config: MatchConfig, extra: dict[str, Any]
+) -> tuple[EvaluatorResult, MatchReport, Any] | None:
+    """The reference handler of the plugin's evaluators: ``reference_outputs`` given as a file
+    name (or path, or a loaded ``ReferenceFile``) is read from the test's ``trajectories/``
+    folder; anything else is left to the evaluator (``None``)."""
+    if not isinstance(reference_outputs, str | os.PathLike | ReferenceFile):
+        return None
+    scope = current_scope()
+    reference = resolve_reference(reference_outputs, scope)
+    assert reference is not None
+    result, report = evaluate_reference_file(outputs, reference, config, scope, extra)
+    return result, report, reference.messages

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttraj.baseline import BaselineError, compare, load_baseline
+from pytest_agenttraj.gating.baseline import BaselineError, compare, load_baseline
 
 
 def rec(name: str, passed: bool, score: Any = None, index: int = 0, **extra: Any) -> dict[str, Any]:

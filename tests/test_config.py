@@ -17,7 +17,7 @@ from pytest_agenttraj import (
     create_async_trajectory_match_evaluator,
     create_trajectory_match_evaluator,
 )
-from pytest_agenttraj.config import (
+from pytest_agenttraj.core.matching.rules import (
     TOOL_ARGS_MATCH_MODES,
     TRAJECTORY_MATCH_MODES,
     ArgsRule,

@@ -25,7 +25,7 @@ from pytest_agenttraj import (
     exact_match,
     exact_match_async,
 )
-from pytest_agenttraj.render import render_text
+from pytest_agenttraj.diff import render_text
 
 RESULT_KEYS = {"key", "score", "comment", "metadata"}
 MODES = ("strict", "unordered", "subset", "superset")
@@ -410,8 +410,8 @@ def test_identical_bad_sides_are_refused_not_passed(
 
 def test_a_passing_report_builds_its_trajectories_from_what_was_evaluated() -> None:
     from pytest_agenttraj import to_trajectory
-    from pytest_agenttraj.config import make_config
-    from pytest_agenttraj.evaluators import evaluate_trajectory
+    from pytest_agenttraj.core.matching.rules import make_config
+    from pytest_agenttraj.evaluators.trajectory import evaluate_trajectory
 
     outputs = _chat_run('{"city": "SZ"}')
     reference = _chat_run('{"city": "SZ"}')
@@ -422,7 +422,7 @@ def test_a_passing_report_builds_its_trajectories_from_what_was_evaluated() -> N
     assert report.reference == to_trajectory(reference)
     [(out, ref)] = report.pairs
     assert (out.message, out.position, ref.message, ref.position) == (1, 0, 1, 0)
-    assert out.call.args is ref.call.args  # one parse of the shared text
+    assert out.call.args == ref.call.args == {"city": "SZ"}
     clone = pickle.loads(pickle.dumps(report))
     assert clone.matched is True
     assert clone.output == report.output
@@ -431,34 +431,34 @@ def test_a_passing_report_builds_its_trajectories_from_what_was_evaluated() -> N
 
 
 @pytest.mark.parametrize(
-    ("mode", "tool_args", "output_arguments", "skeleton"),
+    ("mode", "tool_args", "output_arguments"),
     [
-        ("strict", "exact", '{"city": "SZ"}', True),
-        ("unordered", "exact", '{"city": "SZ"}', True),
-        ("subset", "exact", '{"city": "SZ"}', True),
-        ("superset", "exact", '{"city": "SZ"}', True),
+        ("strict", "exact", '{"city": "SZ"}'),
+        ("unordered", "exact", '{"city": "SZ"}'),
+        ("subset", "exact", '{"city": "SZ"}'),
+        ("superset", "exact", '{"city": "SZ"}'),
         # ignored arguments: the tools pair up whatever the texts say
-        ("strict", "ignore", '{"city": "Suzhou"}', True),
-        ("unordered", "ignore", '{"city": "Suzhou"}', True),
-        ("subset", "ignore", '{"city": "Suzhou"}', True),
-        ("superset", "ignore", '{"city": "Suzhou"}', True),
-        # texts differ but values are equal: the full matcher decides (and passes)
-        ("unordered", "exact", '{"city":"SZ"}', False),
-        # subset/superset arguments are left to the full matcher
-        ("unordered", "subset", '{"city": "SZ"}', False),
+        ("strict", "ignore", '{"city": "Suzhou"}'),
+        ("unordered", "ignore", '{"city": "Suzhou"}'),
+        ("subset", "ignore", '{"city": "Suzhou"}'),
+        ("superset", "ignore", '{"city": "Suzhou"}'),
+        # texts differ but values are equal
+        ("unordered", "exact", '{"city":"SZ"}'),
+        ("unordered", "subset", '{"city": "SZ"}'),
+        ("strict", "superset", '{"city": "SZ", "unit": "C"}'),
     ],
 )
-def test_which_passing_evaluations_skip_building_the_trajectories(
-    mode: str, tool_args: str, output_arguments: str, skeleton: bool
+def test_passing_evaluations_report_what_they_compared(
+    mode: str, tool_args: str, output_arguments: str
 ) -> None:
-    from pytest_agenttraj.config import make_config
-    from pytest_agenttraj.evaluators import evaluate_trajectory
-    from pytest_agenttraj.normalize import DeferredSides
+    from pytest_agenttraj.core.matching.rules import make_config
+    from pytest_agenttraj.evaluators.trajectory import evaluate_trajectory
 
-    result, report = evaluate_trajectory(
-        _chat_run(output_arguments), _chat_run('{"city": "SZ"}'), make_config(mode, tool_args)
-    )
+    outputs, reference = _chat_run(output_arguments), _chat_run('{"city": "SZ"}')
+    result, report = evaluate_trajectory(outputs, reference, make_config(mode, tool_args))
     assert result["score"] is True
-    assert isinstance(report.sides, DeferredSides) is skeleton
+    outputs.append({"role": "user", "content": "and tomorrow?"})
     [(out, ref)] = report.pairs
+    assert (out.message, out.position, ref.message, ref.position) == (1, 0, 1, 0)
     assert (out.call.name, ref.call.name) == ("get_weather", "get_weather")
+    assert len(report.output) == len(report.reference) == 4

@@ -13,7 +13,7 @@ from pytest_agenttraj import (
     graph_trajectory_strict_match,
     graph_trajectory_strict_match_async,
 )
-from pytest_agenttraj.graph import graph_steps_match
+from pytest_agenttraj.core.graph import graph_steps_match
 
 KEYS = {"key", "score", "comment", "metadata"}
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
-from pytest_agenttraj.config import make_config
-from pytest_agenttraj.evaluators import evaluate_trajectory
+from pytest_agenttraj.core.matching.rules import make_config
+from pytest_agenttraj.evaluators.trajectory import evaluate_trajectory
 
 Args = dict[str, Any]
 Call = tuple[str, Args]

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_agenttraj.pass_rules import PassRule, parse_pass_rule
+from pytest_agenttraj.plugin.pass_rules import PassRule, parse_pass_rule
 
 RULES = ["all", "majority", "any", "rate:0.8", "rate:0.5", "rate:0.01", "rate:1", "min:1", "min:3"]
 

@@ -7,8 +7,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
-from pytest_agenttraj.config import make_config
-from pytest_agenttraj.render import render_report, render_text
+from pytest_agenttraj.core.matching.rules import make_config
+from pytest_agenttraj.diff import render_report, render_text
 
 
 def user(text: str = "q") -> dict[str, Any]:

@@ -80,7 +80,7 @@ def _report(results: list[dict[str, object]], **extra: object) -> str:
 def test_graded_scores_and_tolerance(project: pytest.Pytester) -> None:
     project.makeconftest(
         """
-        from pytest_agenttraj._observe import Evaluation, notify
+        from pytest_agenttraj.evaluators.scope import Evaluation, notify
 
         def score(value):
             notify(Evaluation(result={"key": "accuracy", "score": value, "comment": None,

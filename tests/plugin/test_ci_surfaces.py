@@ -7,13 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agenttraj._ci_surfaces import (
-    STEP_SUMMARY_ENV,
-    junit_properties,
-    step_summary_markdown,
-)
-from pytest_agenttraj.baseline import compare
-from pytest_agenttraj.report import TrajectoryResults
+from pytest_agenttraj.gating.baseline import compare
+from pytest_agenttraj.gating.junit import junit_properties
+from pytest_agenttraj.gating.step_summary import STEP_SUMMARY_ENV, step_summary_markdown
+from pytest_agenttraj.plugin.results import TrajectoryResults
 
 TESTS = """
 import pytest

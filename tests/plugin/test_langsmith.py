@@ -571,8 +571,8 @@ def test_an_error_after_a_passing_body_changes_no_outcome(
 
 # ------------------------------------------------------------------ in-process units
 
-from pytest_agenttraj._langsmith_payload import REDACTED, input_messages, to_payload  # noqa: E402
-from pytest_agenttraj.langsmith_sink import LangSmithStats  # noqa: E402
+from pytest_agenttraj.integrations.langsmith.payload import REDACTED, input_messages, to_payload  # noqa: E402
+from pytest_agenttraj.integrations.langsmith.stats import LangSmithStats  # noqa: E402
 
 
 @dataclasses.dataclass
@@ -647,7 +647,7 @@ def test_input_messages_are_what_came_before_the_first_reply() -> None:
 
 
 def test_probe_reports_each_fault_in_words() -> None:
-    from pytest_agenttraj._langsmith_link import probe
+    from pytest_agenttraj.integrations.langsmith.link import probe
 
     with FakeLangSmith() as server:
         verdict = probe(server.url)
@@ -670,7 +670,7 @@ def test_the_guard_stops_at_the_first_failure_without_retrying(
 ) -> None:
     from langsmith.utils import LangSmithError
 
-    from pytest_agenttraj._langsmith_link import Link, Verdict
+    from pytest_agenttraj.integrations.langsmith.link import Link, Verdict
 
     with FakeLangSmith(fault="500") as server:
         link = Link(Verdict(True, None, server.info), api_url=server.url, key=KEY)
@@ -687,7 +687,7 @@ def test_the_guard_stops_at_the_first_failure_without_retrying(
 def test_the_guard_refuses_after_the_deadline(langsmith_env: pytest.MonkeyPatch) -> None:
     from langsmith.utils import LangSmithError
 
-    from pytest_agenttraj._langsmith_link import Link, Verdict
+    from pytest_agenttraj.integrations.langsmith.link import Link, Verdict
 
     with FakeLangSmith() as server:
         link = Link(Verdict(True, None, server.info), api_url=server.url, key=KEY)
@@ -715,7 +715,10 @@ def test_workers_stats_add_up_to_one_warning() -> None:
 
 
 def test_importing_the_sink_does_not_import_langsmith() -> None:
-    code = "import sys, pytest_agenttraj.langsmith_sink; print('langsmith' in sys.modules)"
+    code = (
+        "import sys, pytest_agenttraj.integrations.langsmith.sink; "
+        "print('langsmith' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_agenttraj._pass_rate_gate import TestFacts, Threshold, parse_thresholds, tally
+from pytest_agenttraj.gating.pass_rate import TestFacts, Threshold, parse_thresholds, tally
 
 INI = """
 [pytest]

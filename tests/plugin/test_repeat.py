@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttraj._repeat import aggregate, repeat_line
-from pytest_agenttraj.pass_rules import parse_pass_rule
+from pytest_agenttraj.plugin.pass_rules import parse_pass_rule
+from pytest_agenttraj.plugin.repeat import aggregate, repeat_line
 
 ATTEMPT = '''
 from pathlib import Path

@@ -1,0 +1,207 @@
+"""What a comparison found: the verdict, which calls paired, and each problem with its location.
+
+Pairs (and, for verdicts reached without building them, the two trajectories) are built when
+first read: most evaluations only need the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal, NamedTuple, Protocol
+
+from ..model import ToolCall, Trajectory
+from ..values import ArgDiff
+from .rules import MatchConfig
+
+__all__ = [
+    "CallProblem",
+    "CallRef",
+    "FlatPairs",
+    "GivenSides",
+    "MatchReport",
+    "PairParts",
+    "Pairs",
+    "Problem",
+    "ProblemKind",
+    "Sides",
+    "call_refs",
+]
+
+ProblemKind = Literal[
+    "length",
+    "missing_message",
+    "extra_message",
+    "role",
+    "tool_calls_presence",
+    "args_mismatch",
+    "unexpected_call",
+    "missing_call",
+]
+
+
+class CallRef(NamedTuple):
+    """A tool call and where it stands: its message index and its index inside that message."""
+
+    message: int
+    position: int
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class CallProblem:
+    """A call left unpaired, with the closest candidate on the other side and what differs.
+
+    ``closest_paired`` says the candidate already pairs with another call (so it was not free).
+    """
+
+    side: Literal["output", "reference"]
+    call: CallRef
+    closest: CallRef | None
+    diffs: tuple[ArgDiff, ...]
+    rule: str
+    closest_paired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason the trajectories do not match, as a one-line text plus structured detail."""
+
+    kind: ProblemKind
+    text: str
+    output_index: int | None = None
+    reference_index: int | None = None
+    call: CallProblem | None = None
+
+
+Pairs = list[tuple[CallRef, CallRef]]
+
+
+class Sides(Protocol):
+    """The two trajectories a report is about (possibly built only when first read)."""
+
+    @property
+    def output(self) -> Trajectory: ...
+
+    @property
+    def reference(self) -> Trajectory: ...
+
+
+class GivenSides(NamedTuple):
+    """Two trajectories already built."""
+
+    output: Trajectory
+    reference: Trajectory
+
+
+_new = tuple.__new__  # builds a CallRef without its Python-level __new__ (hot loops only)
+
+
+def call_refs(trajectory: Trajectory) -> list[CallRef]:
+    """Every call of ``trajectory`` with where it stands, in order."""
+    return [
+        _new(CallRef, (m, p, call))
+        for m, message in enumerate(trajectory.messages)
+        if message.tool_calls
+        for p, call in enumerate(message.tool_calls)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class PairParts:
+    """Paired calls in output order, kept in parts until read: each part is a list of pairs, or
+    a row ``(output index, reference index, order)`` of two messages whose calls pair as
+    ``order`` says (``order[i]`` is the reference position of output call ``i``)."""
+
+    sides: Sides
+    parts: list[Pairs | tuple[int, int, tuple[int, ...]]]
+
+    def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
+        output, reference = self.sides.output, self.sides.reference
+        for part in self.parts:
+            if isinstance(part, list):
+                yield from part
+                continue
+            o_index, r_index, order = part
+            out_calls, ref_calls = output[o_index].tool_calls, reference[r_index].tool_calls
+            for i, j in enumerate(order):
+                yield CallRef(o_index, i, out_calls[i]), CallRef(r_index, j, ref_calls[j])
+
+
+@dataclass(frozen=True, slots=True)
+class FlatPairs:
+    """Paired calls in output order, from ``partner`` (the reference call index of each output
+    call, in the order of ``call_refs``; -1 for none), built when read."""
+
+    sides: Sides
+    partner: list[int]
+
+    def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
+        references = call_refs(self.sides.reference)
+        for out, j in zip(call_refs(self.sides.output), self.partner, strict=True):
+            if j != -1:
+                yield out, references[j]
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """Everything a diff needs: the verdict, what paired, and each problem with its location.
+
+    ``alignment`` lists message rows (output index, reference index; ``None`` on the side that has
+    no message there) for a side-by-side view: the strict comparison's rows, else message positions.
+    ``pairs`` lists the paired calls in output order.
+    """
+
+    config: MatchConfig
+    sides: Sides = field(repr=False, compare=False)
+    matched: bool
+    problems: tuple[Problem, ...] = ()
+    call_pairs: Iterable[tuple[CallRef, CallRef]] = field(default=(), repr=False, compare=False)
+    rows: tuple[tuple[int | None, int | None], ...] | None = None
+
+    @cached_property
+    def output(self) -> Trajectory:
+        return self.sides.output
+
+    @cached_property
+    def reference(self) -> Trajectory:
+        return self.sides.reference
+
+    @cached_property
+    def pairs(self) -> tuple[tuple[CallRef, CallRef], ...]:
+        return tuple(self.call_pairs)
+
+    @property
+    def alignment(self) -> tuple[tuple[int | None, int | None], ...]:
+        if self.rows is not None:
+            return self.rows
+        n_out, n_ref = len(self.output.messages), len(self.reference.messages)
+        return tuple(
+            (i if i < n_out else None, i if i < n_ref else None) for i in range(max(n_out, n_ref))
+        )
+
+    @property
+    def mode(self) -> str:
+        return self.config.mode
+
+    @property
+    def tool_args(self) -> str:
+        return self.config.tool_args
+
+    @property
+    def key(self) -> str:
+        return self.config.key
+
+    def comment(self) -> str | None:
+        """One or two sentences on what did not match; ``None`` on a match."""
+        if self.matched:
+            return None
+        head = (
+            f"Trajectory does not match the reference "
+            f"({self.mode} mode, {self.tool_args} args): {self.problems[0].text}."
+        )
+        more = len(self.problems) - 1
+        if more > 0:
+            head += f" {more} more problem{'s' if more > 1 else ''} not shown."
+        return head

@@ -1,0 +1,91 @@
+"""Turn any accepted trajectory input into a ``Trajectory``: the one place that knows formats.
+
+Accepted: OpenAI chat-completion dicts (:mod:`.chat`), LangChain ``BaseMessage`` objects
+(:mod:`.langchain`), a dict holding a ``messages`` list (LangGraph / agent state), a single message
+dict, OpenAI Responses API items (:mod:`.responses`) and Anthropic Messages content blocks
+(:mod:`.anthropic`), mixed freely. Anything else raises ``TrajectoryFormatError`` naming the
+message index and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...errors import TrajectoryFormatError
+from ..model import Message, Trajectory
+from . import chat, langchain, responses
+from .fields import Memo
+
+__all__ = ["Memo", "to_trajectory"]
+
+
+def to_trajectory(value: Any, *, side: str | None = None, memo: Memo | None = None) -> Trajectory:
+    """Normalise ``value`` (any accepted input) into a ``Trajectory``.
+
+    ``side`` ("outputs" / "reference_outputs") is named in errors so the user knows which argument
+    was wrong; ``memo`` lets the two sides of one evaluation share parsed arguments.
+    """
+    try:
+        return _to_trajectory(value, {} if memo is None else memo)
+    except TrajectoryFormatError as error:
+        raise error.with_side(side) if side else error from None
+
+
+def _to_trajectory(value: Any, memo: Memo) -> Trajectory:
+    if isinstance(value, Trajectory):
+        return value
+    return Trajectory(tuple(_messages(_items(value), memo)))
+
+
+def _items(value: Any) -> Sequence[Any]:
+    """The list of message-like items ``value`` stands for."""
+    if isinstance(value, Message) or langchain.is_message(value):
+        return [value]
+    if isinstance(value, list | tuple):
+        return value
+    if value is None:
+        raise TrajectoryFormatError("expected a trajectory (a list of messages), got None")
+    if not isinstance(value, Mapping):
+        raise TrajectoryFormatError(
+            f"expected a list of messages or a dict with 'messages', got {type(value).__name__}"
+        )
+    if "role" in value or ("type" in value and "messages" not in value):
+        return [value]
+    if "messages" not in value:
+        keys = ", ".join(map(repr, list(value)[:8])) or "none"
+        raise TrajectoryFormatError(
+            "a dict trajectory must be a message (with 'role') or hold a 'messages' list; "
+            f"got keys {keys}"
+        )
+    messages = value["messages"]
+    if not isinstance(messages, list | tuple):
+        raise TrajectoryFormatError(
+            f"'messages' must be a list of messages, got {type(messages).__name__}",
+            field="messages",
+        )
+    return messages
+
+
+def _messages(items: Sequence[Any], memo: Memo) -> list[Message]:
+    out: list[Message] = []
+    turn = responses.Turn()
+    for index, item in enumerate(items):
+        kind = responses.item_type(item)
+        if kind is not None:
+            turn.take(item, kind, index, memo, out)
+            continue
+        turn.close(out)
+        if isinstance(item, Mapping):
+            out.extend(chat.dict_messages(item, index, memo))
+        elif isinstance(item, Message):
+            out.append(item)
+        elif langchain.is_message(item):
+            out.append(langchain.message(item, index, memo))
+        else:
+            raise TrajectoryFormatError(
+                f"expected a message dict or a LangChain message, got {type(item).__name__}",
+                index=index,
+            )
+    turn.close(out)
+    return out

@@ -1,0 +1,92 @@
+"""OpenAI chat-completion message dicts (and dicts of the same shape: ``{"role", "content",
+"tool_calls"}``), with tool calls in the ``function`` form (``{"function": {"name",
+"arguments"}}``, arguments as JSON text or a dict) or flat (``{"name", "args"}``). Anthropic
+content blocks inside such dicts are read too."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import TrajectoryFormatError
+from ..model import Message, ToolCall
+from . import anthropic
+from .fields import ROLE_ALIASES, Memo, call_name, opt_str, parse_args, role
+
+__all__ = ["dict_message", "dict_messages"]
+
+
+def dict_messages(item: Mapping[str, Any], index: int, memo: Memo) -> list[Message]:
+    """One message dict as messages: one, or several when its content holds tool results."""
+    content = item.get("content")
+    if isinstance(content, list) and anthropic.has_tool_results(content):
+        return anthropic.tool_results(item, content, index)
+    return [dict_message(item, index, memo)]
+
+
+def dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
+    """One message dict as a ``Message``; its role may be given as ``type`` (LangChain dumps)."""
+    raw_role = item.get("role")
+    role_field = "role"
+    if raw_role is None and item.get("type") not in (None, "message"):
+        raw_role, role_field = item.get("type"), "type"
+    found = ROLE_ALIASES.get(raw_role) if type(raw_role) is str else None
+    message_role = found if found is not None else role(raw_role, index, role_field)
+    content = item.get("content")
+    if content is None:
+        content = ""
+    raw_calls = item.get("tool_calls")
+    if raw_calls is not None and not isinstance(raw_calls, list | tuple):
+        raise TrajectoryFormatError(
+            f"'tool_calls' must be a list, got {type(raw_calls).__name__}",
+            index=index,
+            field="tool_calls",
+        )
+    calls: tuple[ToolCall, ...] = ()
+    if raw_calls:
+        calls = tuple([dict_call(c, index, i, memo) for i, c in enumerate(raw_calls)])
+    elif type(content) is list:
+        calls, content = anthropic.tool_use_calls(content, index, memo)
+    if calls and message_role != "assistant":
+        raise TrajectoryFormatError(
+            f"a {message_role!r} message has tool calls; only assistant messages make tool calls "
+            "(is the role right?)",
+            index=index,
+            field="tool_calls",
+        )
+    return Message(
+        message_role,
+        content,
+        calls,
+        opt_str(item.get("tool_call_id")),
+        opt_str(item.get("name")),
+        opt_str(item.get("id")),
+    )
+
+
+def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
+    """One entry of a message's ``tool_calls``: ``function``-wrapped or flat."""
+    if not isinstance(raw, Mapping):
+        raise TrajectoryFormatError(
+            f"a tool call must be a dict, got {type(raw).__name__}",
+            index=index,
+            field=f"tool_calls[{position}]",
+        )
+    function = raw.get("function")
+    if function is not None:
+        if not isinstance(function, Mapping):
+            raise TrajectoryFormatError(
+                f"'function' must be a dict, got {type(function).__name__}",
+                index=index,
+                field=f"tool_calls[{position}].function",
+            )
+        raw_name, raw_args = function.get("name"), function.get("arguments")
+        name_field, args_field = "function.name", "function.arguments"
+    else:
+        args_field = "args" if "args" in raw else "arguments"
+        raw_name, raw_args = raw.get("name"), raw.get(args_field)
+        name_field = "name"
+    prefix = f"tool_calls[{position}]"
+    name = call_name(raw_name, index, f"{prefix}.{name_field}")
+    args = parse_args(raw_args, name, index, f"{prefix}.{args_field}", memo)
+    return ToolCall(name, args, opt_str(raw.get("id")))

@@ -1,0 +1,57 @@
+"""``exact_match``: whether outputs equal reference outputs as JSON values (openevals' key
+``exact_match``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..core.values import canonical
+from .result import EvaluatorResult
+from .scope import announce
+
+__all__ = ["exact_match", "exact_match_async"]
+
+
+def _exact_score(outputs: Any, reference_outputs: Any) -> bool:
+    if outputs is None or reference_outputs is None:
+        raise ValueError("exact_match requires both outputs and reference_outputs")
+    try:
+        return json.dumps(outputs, sort_keys=True) == json.dumps(reference_outputs, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON-encodable: compare as JSON-like values instead
+        return canonical(outputs) == canonical(reference_outputs)
+
+
+def _exact_result(outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+    started = time.perf_counter()
+    score = _exact_score(outputs, reference_outputs)
+    result: EvaluatorResult = {
+        "key": "exact_match",
+        "score": score,
+        "comment": None if score else "outputs differ from reference_outputs",
+        "metadata": None,
+    }
+    announce(
+        result,
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        inputs=inputs,
+        started=started,
+        origin="exact_match",
+    )
+    return result
+
+
+def exact_match(
+    *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
+) -> EvaluatorResult:
+    """Whether outputs equal reference_outputs as JSON (key ``exact_match``)."""
+    return _exact_result(outputs, reference_outputs, inputs)
+
+
+async def exact_match_async(
+    *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
+) -> EvaluatorResult:
+    """The async twin of ``exact_match``."""
+    return _exact_result(outputs, reference_outputs, inputs)

@@ -1,0 +1,128 @@
+"""Who is told about evaluations, and which defaults apply: the seam between the library and pytest.
+
+The library never imports pytest. The plugin instead enters ``test_scope`` around each test, giving
+a callback and the test's match settings; evaluators and ``assert_trajectory`` report to whatever
+scope is current (a context variable, so async tests and tasks they spawn see it too).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..core.matching import MatchReport
+
+__all__ = [
+    "Evaluation",
+    "ReferenceResolver",
+    "TestScope",
+    "announce",
+    "current_scope",
+    "notify",
+    "test_scope",
+]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation as it happened: its result dict, the match report behind it (if any), the
+    inputs it compared and how long it took."""
+
+    result: Mapping[str, Any]
+    report: MatchReport | None
+    outputs: Any
+    reference_outputs: Any
+    inputs: Any = None
+    duration_s: float = 0.0
+    origin: str = "evaluator"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ReferenceResolver(Protocol):
+    """Finds a test's reference files (the plugin knows the test file and the project root);
+    what it returns is a ``pytest_agenttraj.references.ReferenceFile``."""
+
+    update: bool
+
+    def resolve(self, name: str | None) -> Any:
+        """The reference named ``name`` (``None``: the test's own) for the running test."""
+        ...
+
+    def name_of(self, path: Path) -> str:
+        """How reports name ``path`` (relative to the project root)."""
+        ...
+
+
+@dataclass(frozen=True)
+class TestScope:
+    """The current test's defaults (mode, tool_args, overrides, which of them its marker set)
+    and where evaluations go."""
+
+    on_evaluation: Callable[[Evaluation], None]
+    mode: str = "strict"
+    tool_args: str = "exact"
+    overrides: Mapping[str, Any] | None = None
+    verbose: int = 0
+    marker_keys: frozenset[str] = frozenset()
+    references: ReferenceResolver | None = None
+
+
+_SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
+
+
+def current_scope() -> TestScope | None:
+    """The scope of the running test, or ``None`` outside pytest."""
+    return _SCOPE.get()
+
+
+@contextmanager
+def test_scope(scope: TestScope) -> Iterator[TestScope]:
+    """Make ``scope`` current for the duration of the block."""
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def notify(evaluation: Evaluation) -> None:
+    """Tell the current scope, if any, about an evaluation."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        scope.on_evaluation(evaluation)
+
+
+def announce(
+    result: Mapping[str, Any],
+    *,
+    outputs: Any,
+    reference_outputs: Any,
+    started: float,
+    origin: str,
+    report: MatchReport | None = None,
+    inputs: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Tell the running test, if any, about an evaluation that began at ``started``
+    (``time.perf_counter()``); outside a test this costs nothing."""
+    scope = _SCOPE.get()
+    if scope is None:
+        return
+    scope.on_evaluation(
+        Evaluation(
+            result=result,
+            report=report,
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            inputs=inputs,
+            duration_s=time.perf_counter() - started,
+            origin=origin,
+            extra=dict(extra or {}),
+        )
+    )

@@ -1,0 +1,115 @@
+"""CI gating, as a pytest plugin the main plugin loads (``pytest_plugins``): baseline comparison
+(``--trajectory-baseline``), pass-rate thresholds (``--trajectory-min-pass-rate``), per-result
+JUnit XML properties and the GitHub Actions job summary. Each reads the session's results; none
+is imported by another layer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ..plugin import SESSION_KEY
+from .baseline_gate import BaselineGate
+from .junit import JunitProperties
+from .pass_rate import INI, OPTION, PassRateGate, parse_thresholds
+from .step_summary import STEP_SUMMARY_ENV, StepSummary
+
+__all__: list[str] = []
+
+_PLUGINS = pytest.StashKey[list[object]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agenttraj", "agent trajectories (pytest-agenttraj)")
+    group.addoption(
+        "--trajectory-baseline",
+        dest="trajectory_baseline",
+        default=None,
+        metavar="PATH",
+        help="compare results with an earlier --trajectory-report file and fail the session "
+        "on regressions",
+    )
+    group.addoption(
+        "--trajectory-tolerance",
+        dest="trajectory_tolerance",
+        default=None,
+        metavar="DELTA",
+        help="how far a graded score or pass rate may fall before it counts as a regression "
+        "(default: 0)",
+    )
+    group.addoption(
+        OPTION,
+        dest="trajectory_min_pass_rate",
+        action="append",
+        default=None,
+        metavar="[GROUP=]RATE",
+        help="fail the session when less than RATE (0..1) of the trajectory evaluations pass; "
+        "GROUP=RATE for the tests marked GROUP (repeatable; errors count as failed, skips "
+        "against the rate)",
+    )
+    parser.addini(
+        INI,
+        "minimum pass rates, one [GROUP=]RATE per line (see --trajectory-min-pass-rate)",
+        type="linelist",
+        default=[],
+    )
+
+
+def _tolerance(config: pytest.Config) -> float:
+    raw = config.getoption("trajectory_tolerance", default=None)
+    if raw is None:
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise pytest.UsageError(
+            f"invalid --trajectory-tolerance {raw!r}: must be a number >= 0 (e.g. 0.05)"
+        )
+    return value
+
+
+def _thresholds_option(config: pytest.Config) -> tuple[list[str], str]:
+    values = config.getoption("trajectory_min_pass_rate", default=None)
+    if values:
+        return list(values), OPTION
+    return list(config.getini(INI)), f"ini {INI}"
+
+
+@pytest.hookimpl(trylast=True)  # after the main plugin has made the session
+def pytest_configure(config: pytest.Config) -> None:
+    session = config.stash[SESSION_KEY]
+    tolerance = _tolerance(config)
+    values, where = _thresholds_option(config)
+    thresholds = parse_thresholds(values, where=where) if values else []
+    if thresholds:
+        session.tag_tests([t.group for t in thresholds if t.group is not None])
+    if session.is_worker:
+        return
+    plugins: list[tuple[object, str]] = []
+    baseline = config.getoption("trajectory_baseline", default=None)
+    gate: BaselineGate | None = None
+    if baseline:
+        gate = BaselineGate(Path(config.invocation_params.dir, baseline), tolerance, session)
+        plugins.append((gate, "agenttraj-baseline"))
+    if thresholds:
+        plugins.append((PassRateGate(thresholds, session), "agenttraj-pass-rate"))
+    if config.getoption("xmlpath", default=None):
+        plugins.append((JunitProperties(session), "agenttraj-junit"))
+    summary_path = os.environ.get(STEP_SUMMARY_ENV)
+    if summary_path:
+        path = Path(config.invocation_params.dir, summary_path)
+        plugins.append((StepSummary(config, path, session, gate), "agenttraj-step-summary"))
+    for plugin, name in plugins:
+        config.pluginmanager.register(plugin, name)
+    config.stash[_PLUGINS] = [plugin for plugin, _ in plugins]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for plugin in config.stash.get(_PLUGINS, []):
+        config.pluginmanager.unregister(plugin)
+    if _PLUGINS in config.stash:
+        del config.stash[_PLUGINS]

@@ -1,0 +1,66 @@
+"""Baseline gating (``--trajectory-baseline``): compare this run's results with an earlier report
+and fail the session on regressions, even where each test's own outcome would not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .._version import __version__
+from ..errors import BaselineError
+from ..plugin.session import TrajectorySession
+from .baseline import Comparison, compare, load_baseline
+from .verdict import fail_session, judges
+
+__all__ = ["BaselineGate"]
+
+
+class BaselineGate:
+    """Registered on the controlling process; judges the session's results at the end."""
+
+    def __init__(self, path: Path, tolerance: float, session: TrajectorySession) -> None:
+        try:
+            self.baseline = load_baseline(path)
+        except BaselineError as error:
+            raise pytest.UsageError(str(error)) from None
+        self.path = path
+        self.tolerance = tolerance
+        self.session = session
+        self.comparison: Comparison | None = None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not judges(session):
+            return
+        self.comparison = compare(
+            self.baseline,
+            self.session.results.records,
+            tolerance=self.tolerance,
+            settings=self.session.settings.as_json(),
+            package_version=__version__,
+        )
+        if self.comparison.failed:
+            fail_session(session)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.comparison is None:
+            return
+        verbosity = terminalreporter.config.get_verbosity()
+        terminalreporter.write_sep("=", f"trajectory baseline: {self.path}")
+        for line in self.comparison.lines(verbosity):
+            terminalreporter.write_line(
+                line,
+                red=line.startswith("REGRESSED"),
+                green=line.startswith("improved"),
+                yellow=line.startswith("baseline was made"),
+            )
+        if self.comparison.failed:
+            terminalreporter.write_line(
+                f"agenttraj: {len(self.comparison.regressions)} regression(s) against the "
+                "baseline: the session fails",
+                red=True,
+                bold=True,
+            )

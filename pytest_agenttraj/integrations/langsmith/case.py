@@ -1,0 +1,81 @@
+"""One tracked test (a LangSmith test case) and what has been logged into it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...evaluators.scope import Evaluation
+
+__all__ = ["Case", "parameters", "pick", "unlogged"]
+
+
+@dataclass
+class Case:
+    """A tracked test: who runs it and what has been logged into it."""
+
+    nodeid: str
+    kind: str  # "ours": tracked by this plugin; "user": the user's @pytest.mark.langsmith
+    managed: bool  # logging is switched on: this plugin runs the test (and guards it)
+    live: bool  # LangSmith answered the probe
+    entered: bool = False
+    body_done: bool = False
+    body_error: BaseException | None = None
+    finished: bool = False
+    untracked: bool = False
+    run: Any = None
+    pending: list[tuple[Evaluation, bool]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # threads append to pending
+    outputs: dict[str, Any] = field(default_factory=dict)
+    references: dict[str, Any] = field(default_factory=dict)
+    slots: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, Any] | None = None
+
+    def reset(self) -> None:
+        """Before each run of the test's body (a plugin may run it more than once)."""
+        self.entered = self.body_done = self.finished = False
+        self.body_error = self.run = self.inputs = None
+        self.outputs, self.references, self.slots = {}, {}, {}
+
+    def add_pending(self, evaluation: Evaluation, by_caller: bool) -> None:
+        with self.lock:
+            self.pending.append((evaluation, by_caller))
+
+    def take_pending(self) -> list[tuple[Evaluation, bool]]:
+        with self.lock:
+            taken, self.pending = self.pending, []
+        return taken
+
+    def slot(self, payload: Any) -> str:
+        """``trajectory`` for the first distinct trajectory, ``trajectory_2``... for others."""
+        text = json.dumps(payload, sort_keys=True, default=str)
+        name = self.slots.get(text)
+        if name is None:
+            name = "trajectory" if not self.slots else f"trajectory_{len(self.slots) + 1}"
+            self.slots[text] = name
+        return name
+
+
+def parameters(func: Callable[..., Any]) -> frozenset[str] | None:
+    """The keyword names ``func`` accepts; ``None`` when it takes ``**kwargs``."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params)
+
+
+def pick(names: frozenset[str] | None, testargs: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in testargs.items() if names is None or k in names}
+
+
+def unlogged(pending: list[tuple[Evaluation, bool]]) -> int:
+    """Results among ``pending`` whose feedback the sink owed (not logged by their caller)."""
+    return sum(1 for _, by_caller in pending if not by_caller)

@@ -1,0 +1,516 @@
+"""The LangSmith sink: logs every trajectory result of a tracked test through
+``langsmith.testing``, on the plugin's own evaluation hook.
+
+Which tests are tracked (each becomes a LangSmith test case: a run in the session's experiment
+and an example in the suite's dataset): those :mod:`.selection` picks, when logging is on; and
+tests the user marked ``@pytest.mark.langsmith`` (logged even without the switch, as long as
+langsmith's plugin runs them). Other tests cost nothing; evaluations made in them are counted and
+the summary says how to track them.
+
+Each result is logged once: feedback (key, score, comment), the trajectory as the run's outputs,
+the reference as the example's reference outputs, and (for tests tracked here) the trajectory's
+leading input messages as inputs unless the test logged its own. A LangSmith outage never changes
+an outcome: see :mod:`.link` for the bounds, and ``pytest_runtest_call`` below for running a test
+untracked when LangSmith fails before its body.
+
+This module is imported at configure time in every run: it must not import langsmith at the top.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Generator, Mapping
+from contextlib import AbstractContextManager as ContextManager
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .case import Case, parameters, pick, unlogged
+from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
+from .payload import REDACTED, input_messages, to_payload
+from .runner import body_of, make_runner, within
+from .selection import TrajectoryTests
+from .stats import LangSmithStats
+
+if TYPE_CHECKING:
+    from ...evaluators.scope import Evaluation
+    from .link import Link, Verdict
+
+__all__ = ["WORKER_KEY", "LangSmithSink"]
+
+WORKER_KEY = "agenttraj_langsmith"
+"""Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
+
+_MAX_COMMENT = 8_000
+_CASE = pytest.StashKey[Case]()
+_ORIGINAL = pytest.StashKey[Any]()
+_COUNTED = pytest.StashKey[bool]()
+
+
+class LangSmithSink:
+    """Registered at configure time; does nothing unless a test is tracked."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.switch = switch(config)
+        self.tracking_off = tracking_disabled()
+        self.enabled = self.switch is not None and not self.tracking_off
+        self.is_worker = hasattr(config, "workerinput")
+        pm = config.pluginmanager
+        self.langsmith_active = any(pm.get_plugin(name) is not None for name in LANGSMITH_PLUGINS)
+        self.suite = env("TEST_SUITE") or config.rootpath.name
+        self.secret = env("API_KEY")
+        self.stats = LangSmithStats()
+        self.verdict: Verdict | None = None
+        self.link: Link | None = None
+        self._connected = False
+        self._trajectory_tests = TrajectoryTests()
+        self._our_experiments: set[str] = set()
+        self._tracked: set[str] = set()
+        self._untracked_ids: set[str] = set()
+        self._lock = threading.Lock()
+        if self.enabled and not self.langsmith_active:
+            config.addinivalue_line(
+                "markers", "langsmith(**kwargs): track this test in LangSmith (langsmith.test)"
+            )
+
+    # -------------------------------------------------------------- start
+
+    def pytest_report_header(self) -> str | None:
+        if self.switch is None:
+            return None
+        if self.tracking_off:
+            return (
+                f"agenttraj: LangSmith logging off (LANGSMITH_TEST_TRACKING=false; {self.switch})"
+            )
+        return f"agenttraj: LangSmith logging on ({self.switch}), test suite {self.suite!r}"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self) -> None:
+        # The xdist controller runs no test: it asks LangSmith once, for every worker.
+        if self.enabled and not self.is_worker and self.config.pluginmanager.has_plugin("dsession"):
+            self.verdict = self._probe()
+            if not self.verdict.ok:
+                self.stats.fail(f"LangSmith is unreachable: {self.verdict.reason}")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        if self.verdict is not None:
+            node.workerinput[WORKER_KEY] = self.verdict.as_json()
+
+    def _probe(self) -> Verdict:
+        from .link import endpoint, probe
+
+        return probe(endpoint())
+
+    def _connect(self) -> Link | None:
+        """The process's link to LangSmith, made once; ``None`` when LangSmith is not there."""
+        if self._connected:
+            return self.link
+        self._connected = True
+        from .link import Link, Verdict, endpoint
+
+        verdict = self.verdict
+        if verdict is None and self.is_worker:
+            data = self.config.workerinput.get(WORKER_KEY)  # type: ignore[attr-defined]
+            verdict = Verdict.from_json(data) if isinstance(data, Mapping) else None
+        if verdict is None:
+            verdict = self._probe()
+        if not verdict.ok:
+            self.stats.fail(f"LangSmith is unreachable: {verdict.reason}")
+            return None
+        from langsmith import utils as ls_utils
+
+        try:
+            self.link = Link(verdict, api_url=endpoint(), key=self.secret)
+        except (ls_utils.LangSmithError, ValueError) as error:
+            self.stats.fail(f"could not create a LangSmith client: {self._describe(error)}")
+        return self.link
+
+    # -------------------------------------------------------------- collection
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        if self.tracking_off:
+            return
+        ours: list[pytest.Function] = []
+        users: list[pytest.Function] = []
+        for item in items:
+            if not isinstance(item, pytest.Function):
+                continue
+            if item.get_closest_marker("langsmith") is not None:
+                users.append(item)
+            elif self.enabled and item in self._trajectory_tests:
+                ours.append(item)
+        if not self.enabled:
+            if self.langsmith_active:  # langsmith runs them; results are logged into them
+                for item in users:
+                    item.stash[_CASE] = Case(item.nodeid, "user", managed=False, live=True)
+            return
+        if not (ours or users) or self.config.option.collectonly:
+            return
+        link = self._connect()
+        for item in ours:
+            item.stash[_CASE] = Case(item.nodeid, "ours", managed=True, live=link is not None)
+            if link is not None and self._fits_live_table(item):
+                item.add_marker(
+                    pytest.mark.langsmith(test_suite_name=self.suite, client=link.client)
+                )
+        for item in users:
+            item.stash[_CASE] = Case(item.nodeid, "user", managed=True, live=link is not None)
+            marker = item.get_closest_marker("langsmith")
+            if link is not None and marker is not None and "client" not in marker.kwargs:
+                # Closest marker wins: langsmith's plugin then uses the bounded client.
+                item.add_marker(
+                    pytest.mark.langsmith(**{**marker.kwargs, "client": link.client}),
+                    append=False,
+                )
+
+    def _fits_live_table(self, item: pytest.Item) -> bool:
+        """langsmith's live table (``--langsmith-output``) cannot show a test whose id has more
+        than one ``::`` (a method of a class): it would crash pytest. Such tests are tracked
+        but kept out of the table (no marker, no request handed to langsmith)."""
+        table = self.config.pluginmanager.get_plugin("langsmith_output_plugin")
+        return table is None or item.nodeid.count("::") == 1
+
+    # -------------------------------------------------------------- running
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        result = yield
+        case = item.stash.get(_CASE, None)
+        if case is not None and case.managed and isinstance(item, pytest.Function):
+            item.stash[_ORIGINAL] = item.obj
+            if case.kind == "user" and case.live:
+                # Under langsmith's wrapper (added next, at call time): marks the body's start.
+                item.obj = self._user_body(item, case, item.obj)
+        return result
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        """Innermost wrapper: langsmith's plugin (if loaded) has wrapped ``item.obj`` by now.
+
+        A test tracked here runs through ``langsmith.testing.test`` with the bounded client, its
+        fixtures out of the logged inputs. A test whose tracking fails before its body starts
+        (LangSmith down, a refused request) runs untracked instead, so its outcome is its own.
+        """
+        case = item.stash.get(_CASE, None)
+        if case is None or not case.managed or not isinstance(item, pytest.Function):
+            return (yield)
+        original = item.stash.get(_ORIGINAL, item.obj)
+        previous = item.obj
+        item.obj = self._runner(item, case, previous)
+        try:
+            return (yield)
+        finally:
+            item.obj = original
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        original = item.stash.get(_ORIGINAL, None)
+        if original is not None and isinstance(item, pytest.Function):
+            item.obj = original  # setup replaced it but the call never ran (e.g. -x, skip)
+        try:
+            return (yield)
+        finally:
+            case = item.stash.get(_CASE, None)
+            left = unlogged(case.take_pending()) if case is not None else 0
+            if left and case is not None and case.live and not case.untracked:
+                with self._lock:
+                    self.stats.unlogged_results += left
+
+    def _runner(self, item: pytest.Function, case: Case, previous: Any) -> Callable[..., Any]:
+        plain = item.stash.get(_ORIGINAL, previous)  # the test itself, as collected
+        names = parameters(plain)
+        is_async = inspect.iscoroutinefunction(plain)
+        link = self.link
+        request = getattr(item, "_request", None) if self._fits_live_table(item) else None
+
+        def untracked(testargs: Mapping[str, Any]) -> Any:
+            return plain(**pick(names, testargs))
+
+        if link is None or not case.live or link.guard.tripped:
+            self._count_untracked(case)
+            return make_runner(is_async, untracked, None, case, self._untracked, self._late)
+
+        import langsmith
+
+        if case.kind == "ours":
+
+            def call(testargs: Mapping[str, Any]) -> Any:
+                case.reset()
+                kwargs = pick(names, testargs)
+                example = link.example_id(self.suite, item.nodeid)
+                body = self._our_body(item, case, plain, kwargs)
+                tracked = langsmith.test(
+                    client=link.client,
+                    test_suite_name=self.suite,
+                    id=example,
+                    metadata={"pytest_nodeid": item.nodeid},
+                )(body)
+                return tracked(request=request)
+
+            def context() -> ContextManager[None]:
+                return langsmith.tracing_context(client=link.client, enabled=True)
+
+        else:
+            marker = item.get_closest_marker("langsmith")
+            kwargs_for_test = dict(marker.kwargs) if marker is not None else {}
+            injected = kwargs_for_test.get("client") is link.client
+
+            def call(testargs: Mapping[str, Any]) -> Any:
+                case.reset()
+                if self.langsmith_active:  # ``previous`` is langsmith's wrapper of our body
+                    return previous(**testargs)
+                # the user's marker arguments, as langsmith's plugin would pass them
+                decorate: Callable[[Any], Callable[..., Any]] = langsmith.test(**kwargs_for_test)
+                args = {k: v for k, v in testargs.items() if k != "request"}
+                return decorate(previous)(request=request, **args)
+
+            def context() -> ContextManager[None]:
+                # tracing on, as for the tests tracked here; the bounded client unless the
+                # marker named its own
+                if injected:
+                    return langsmith.tracing_context(client=link.client, enabled=True)
+                return langsmith.tracing_context(enabled=True)
+
+        attempt = within(is_async, context, call)
+        return make_runner(is_async, attempt, untracked, case, self._untracked, self._late)
+
+    def _count_untracked(self, case: Case) -> None:
+        case.untracked = True
+        with self._lock:
+            if case.nodeid not in self._untracked_ids:
+                self._untracked_ids.add(case.nodeid)
+                self.stats.untracked_tests += 1
+
+    def _untracked(self, case: Case, error: BaseException) -> None:
+        """Tracking failed before the test's body ran: the test runs untracked."""
+        self._count_untracked(case)
+        self._failed(f"tracking a test raised {self._describe(error)}")
+
+    def _late(self, case: Case, error: BaseException) -> None:
+        """Tracking failed after the test's body passed: the test passes."""
+        self._failed(f"closing a tracked test raised {self._describe(error)}")
+
+    def _failed(self, otherwise: str) -> None:
+        link = self.link
+        cause = link.guard.failure if link is not None else None
+        self.stats.fail(cause or otherwise)
+
+    def _enter(self, case: Case) -> None:
+        import langsmith
+
+        case.entered = True
+        self._adopt(case, langsmith.get_current_run_tree())
+
+    def _adopt(self, case: Case, run: Any) -> None:
+        """``run`` is the test's LangSmith run: count the test and note its experiment."""
+        case.run = run
+        name = getattr(run, "session_name", None)
+        with self._lock:
+            if case.nodeid not in self._tracked:  # once per test, however often it runs
+                self._tracked.add(case.nodeid)
+                self.stats.tracked_tests += 1
+            if isinstance(name, str) and name not in self.stats.experiments:
+                self.stats.experiments[name] = None
+                if case.kind == "ours":
+                    self._our_experiments.add(name)
+
+    def _our_body(
+        self,
+        item: pytest.Function,
+        case: Case,
+        func: Callable[..., Any],
+        kwargs: dict[str, Any],
+    ) -> Callable[[], Any]:
+        """The test as ``langsmith.testing.test`` sees it: no parameters, so no fixture value
+        (``tmp_path``, a model object, ...) is captured as the run's inputs."""
+        run = body_of(func, case, self._enter, self._finish)
+        body: Callable[[], Any]
+        if inspect.iscoroutinefunction(func):
+
+            async def async_body() -> Any:
+                return await run(**kwargs)
+
+            body = async_body
+        else:
+
+            def sync_body() -> Any:
+                return run(**kwargs)
+
+            body = sync_body
+        body.__name__ = body.__qualname__ = item.name  # the run's name in LangSmith
+        body.__module__ = getattr(func, "__module__", body.__module__)
+        return body
+
+    def _user_body(self, item: pytest.Function, case: Case, func: Any) -> Callable[..., Any]:
+        """The user's test under langsmith's wrapper; same signature, so langsmith captures the
+        same inputs it always does."""
+        request = getattr(item, "_request", None)
+        wants_request = "request" in (parameters(func) or frozenset())
+
+        def prepare(kwargs: dict[str, Any]) -> dict[str, Any]:
+            if wants_request and "request" not in kwargs:
+                kwargs["request"] = request  # langsmith's wrapper keeps it for itself
+            return kwargs
+
+        return body_of(func, case, self._enter, self._finish, prepare)
+
+    # -------------------------------------------------------------- logging
+
+    def pytest_agenttraj_evaluated(self, item: pytest.Item, evaluation: Evaluation) -> None:
+        if self.tracking_off:
+            return
+        case = item.stash.get(_CASE, None)
+        if case is None:
+            if self.enabled:
+                with self._lock:
+                    self.stats.untracked_evaluations += 1
+                    if not item.stash.get(_COUNTED, False):
+                        item.stash[_COUNTED] = True
+                        self.stats.untracked_evaluation_tests += 1
+            return
+        if not case.live or case.untracked:
+            return
+        if case.finished:  # e.g. made in teardown, after the test case was closed
+            with self._lock:
+                self.stats.unlogged_results += 1
+            return
+        import langsmith
+
+        current = langsmith.get_current_run_tree()
+        by_caller = current is not None and "reference_run_id" in (current.metadata or {})
+        if not case.managed:
+            # langsmith runs this test and nothing here runs after its body: log now, in its
+            # run, or not at all (e.g. tracing is off, or a thread made the evaluation)
+            root = current is not None and getattr(current, "parent_run_id", None) is None
+            if case.run is None and root and not by_caller:
+                self._adopt(case, current)
+            if current is None or current is not case.run:
+                return
+        case.add_pending(evaluation, by_caller)
+        if current is not None and current is case.run:
+            self._log_pending(case)
+
+    def _finish(self, case: Case) -> None:
+        """Runs in the test's own run context right after its body: log what is still pending
+        (evaluations made in fixtures, threads or feedback traces) and the inputs."""
+        try:
+            self._log_pending(case)
+            if case.kind == "ours":
+                self._log_inputs(case)
+        finally:
+            case.finished = True
+            left = unlogged(case.take_pending())
+            if left:
+                with self._lock:
+                    self.stats.unlogged_results += left
+
+    def _log_pending(self, case: Case) -> None:
+        for evaluation, by_caller in case.take_pending():
+            self._log(case, evaluation, feedback=not by_caller)
+
+    def _log(self, case: Case, evaluation: Evaluation, *, feedback: bool) -> None:
+        from langsmith import testing as t
+
+        result = evaluation.result
+        try:
+            outputs = to_payload(evaluation.outputs, secret=self.secret)
+            slot = case.slot(outputs)
+            case.outputs[slot] = outputs
+            if evaluation.reference_outputs is not None:
+                case.references[slot] = to_payload(evaluation.reference_outputs, secret=self.secret)
+            if case.inputs is None:
+                case.inputs = self._inputs_of(evaluation)
+            t.log_outputs(dict(case.outputs))
+            if case.references:
+                from .link import logged_reference_outputs
+
+                t.log_reference_outputs({**logged_reference_outputs(), **case.references})
+            if feedback:
+                t.log_feedback(**self._feedback(result))
+                with self._lock:
+                    self.stats.logged_results += 1
+        except Exception as error:  # never let logging fail a test: count it, say it once
+            with self._lock:
+                self.stats.unlogged_results += int(feedback)
+                self.stats.note(f"logging a result raised {self._describe(error)}")
+
+    def _feedback(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": str(result.get("key") or "trajectory")}
+        score = result.get("score")
+        if isinstance(score, bool | int | float):
+            out["score"] = score
+        else:
+            out["value"] = "no score" if score is None else str(to_payload(score))
+        comment = result.get("comment")
+        if comment is not None:
+            text = self._scrub(str(comment))
+            out["comment"] = text if len(text) <= _MAX_COMMENT else text[:_MAX_COMMENT] + " ..."
+        return out
+
+    def _inputs_of(self, evaluation: Evaluation) -> dict[str, Any] | None:
+        if evaluation.inputs is not None:
+            inputs = to_payload(evaluation.inputs, secret=self.secret)
+            return inputs if isinstance(inputs, dict) else {"inputs": inputs}
+        messages = input_messages(evaluation.outputs)
+        if not messages:
+            return None
+        return {"messages": to_payload(messages, secret=self.secret)}
+
+    def _log_inputs(self, case: Case) -> None:
+        run = case.run
+        if case.inputs is None or run is None or getattr(run, "inputs", None):
+            return  # nothing to log, or the test logged its own inputs
+        from langsmith import testing as t
+
+        try:
+            t.log_inputs(case.inputs)
+        except Exception as error:  # never let logging fail a test
+            self.stats.note(f"logging inputs raised {self._describe(error)}")
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self.secret, REDACTED) if self.secret else text
+
+    def _describe(self, error: BaseException) -> str:
+        """``Type: first line`` of an error, without secrets (langsmith masks keys partially)."""
+        lines = [line for line in str(error).splitlines() if "api key" not in line.lower()]
+        first = self._scrub(lines[0].strip()) if lines else ""
+        if len(first) > 200:
+            first = first[:200] + "..."
+        return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+    # -------------------------------------------------------------- end
+
+    def pytest_sessionfinish(self) -> None:
+        link = self.link
+        if link is not None:
+            link.drain()
+            if link.guard.failure is not None:
+                self.stats.fail(link.guard.failure)
+            for problem in link.guard.rejected:
+                self.stats.note(problem)
+            if link.guard.failure is None:
+                for name in list(self.stats.experiments):
+                    suite = self.suite if name in self._our_experiments else None
+                    self.stats.experiments[name] = link.experiment_url(name, suite)
+        if self.is_worker:
+            self.config.workeroutput[WORKER_KEY] = self.stats.as_json()  # type: ignore[attr-defined]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any) -> None:
+        data = getattr(node, "workeroutput", {}).get(WORKER_KEY)
+        if isinstance(data, Mapping):
+            self.stats.merge(data)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker:
+            return
+        lines = self.stats.lines()
+        if not lines:
+            return
+        terminalreporter.write_sep("-", "LangSmith")
+        for kind, text in lines:
+            terminalreporter.write_line(text, yellow=kind == "warning", bold=kind == "warning")

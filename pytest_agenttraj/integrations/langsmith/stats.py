@@ -1,0 +1,104 @@
+"""What LangSmith logging did in one process, added up on the controller, and the summary lines
+it prints (at most one warning: the first failure, with what it cost)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LangSmithStats"]
+
+
+@dataclass
+class LangSmithStats:
+    """What one process did; workers send theirs to the controller, which adds them up."""
+
+    tracked_tests: int = 0
+    logged_results: int = 0
+    untracked_tests: int = 0  # would have been tracked, ran without LangSmith after a failure
+    unlogged_results: int = 0  # made in a tracked test but could not be logged
+    untracked_evaluations: int = 0  # made in tests that are not tracked
+    untracked_evaluation_tests: int = 0
+    failure: str | None = None
+    problems: list[str] = field(default_factory=list)  # non-fatal: rejected uploads, log errors
+    experiments: dict[str, str | None] = field(default_factory=dict)  # name -> URL
+
+    def note(self, problem: str) -> None:
+        if problem not in self.problems and len(self.problems) < 5:
+            self.problems.append(problem)
+
+    def fail(self, reason: str) -> None:
+        if self.failure is None:
+            self.failure = reason
+
+    def as_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def merge(self, data: Mapping[str, Any]) -> None:
+        for name in (
+            "tracked_tests",
+            "logged_results",
+            "untracked_tests",
+            "unlogged_results",
+            "untracked_evaluations",
+            "untracked_evaluation_tests",
+        ):
+            setattr(self, name, getattr(self, name) + int(data.get(name) or 0))
+        if data.get("failure"):
+            self.fail(str(data["failure"]))
+        for problem in data.get("problems") or []:
+            self.note(str(problem))
+        for name, url in (data.get("experiments") or {}).items():
+            if url or name not in self.experiments:
+                self.experiments[str(name)] = url
+
+    def lines(self) -> list[tuple[str, str]]:
+        """``(kind, text)`` lines for the terminal summary; kind is ``info`` or ``warning``.
+
+        At most one warning: the first failure, with what it cost.
+        """
+        out: list[tuple[str, str]] = []
+        if self.experiments:
+            done = (
+                "logged to LangSmith"
+                if self.failure is None
+                else "handed to LangSmith; some may be missing (see the warning)"
+            )
+            out.append(
+                (
+                    "info",
+                    f"agenttraj: {self.logged_results} result(s) from {self.tracked_tests} "
+                    f"tracked test(s) {done}",
+                )
+            )
+        for name, url in self.experiments.items():
+            out.append(("info", f"  experiment {name!r}" + (f": {url}" if url else "")))
+        lost = []
+        if self.untracked_tests:
+            lost.append(f"{self.untracked_tests} test(s) ran without LangSmith tracking")
+        if self.unlogged_results:
+            lost.append(f"{self.unlogged_results} result(s) were not logged")
+        if self.failure is not None:
+            cost = f" ({'; '.join(lost)})" if lost else ""
+            extra = f"; also: {self.problems[0]}" if self.problems else ""
+            out.append(
+                (
+                    "warning",
+                    f"agenttraj: WARNING: LangSmith logging failed: {self.failure}{cost}{extra}. "
+                    "Test outcomes and reports are not affected.",
+                )
+            )
+        elif self.problems or lost:
+            what = "; ".join([*lost, *self.problems])
+            out.append(("warning", f"agenttraj: WARNING: LangSmith logging incomplete: {what}."))
+        if self.untracked_evaluations:
+            out.append(
+                (
+                    "info",
+                    f"agenttraj: {self.untracked_evaluations} evaluation(s) in "
+                    f"{self.untracked_evaluation_tests} test(s) were not logged to LangSmith: "
+                    "those tests are not tracked (mark them @pytest.mark.trajectory)",
+                )
+            )
+        return out

@@ -1,0 +1,116 @@
+"""The pytest entry point (``pytest11: agenttraj``): options, ini keys, hooks and wiring only.
+
+pytest imports this module in every run of every project that has the package installed, so it
+imports nothing heavy: langchain-core, langsmith, langgraph and yaml load only where used. The
+fixtures, CI gating and LangSmith logging are plugins of their own, loaded with this one
+(``pytest_plugins``); the run's state lives in objects registered at configure time and kept in
+``config.stash``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from .reference_store import UPDATE_KEY, ReferenceStore
+from .report_file import ReportFile
+from .session import SESSION_KEY, TrajectorySession
+from .settings import MARKER_HELP, session_settings
+
+__all__ = ["SESSION_KEY"]
+
+pytest_plugins = (
+    "pytest_agenttraj.plugin.fixtures",
+    "pytest_agenttraj.gating",
+    "pytest_agenttraj.integrations.langsmith",
+)
+
+_REPORT_KEY = pytest.StashKey[ReportFile]()
+_STORE_KEY = pytest.StashKey[ReferenceStore]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agenttraj", "agent trajectories (pytest-agenttraj)")
+    group.addoption(
+        "--trajectory-mode",
+        dest="trajectory_mode",
+        default=None,
+        metavar="MODE",
+        help=f"default trajectory match mode: {', '.join(TRAJECTORY_MATCH_MODES)} "
+        "(a test's trajectory marker still wins; default: strict)",
+    )
+    group.addoption(
+        "--tool-args-mode",
+        dest="trajectory_tool_args_mode",
+        default=None,
+        metavar="MODE",
+        help=f"default tool-args match mode: {', '.join(TOOL_ARGS_MATCH_MODES)} (default: exact)",
+    )
+    group.addoption(
+        "--trajectory-report",
+        dest="trajectory_report",
+        default=None,
+        metavar="PATH",
+        help="write every trajectory evaluation of the run to PATH as JSON",
+    )
+    group.addoption(
+        "--trajectory-update",
+        dest="trajectory_update",
+        action="store_true",
+        default=False,
+        help="write each reference file that is missing or no longer matches from the agent's "
+        "current trajectory, instead of failing",
+    )
+    group.addoption(
+        "--trajectory-prune-unused",
+        dest="trajectory_prune_unused",
+        action="store_true",
+        default=False,
+        help="delete reference files in trajectories/ folders that no test used "
+        "(only after a run of every test)",
+    )
+    parser.addini(
+        "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
+    )
+    parser.addini(
+        "trajectory_tool_args_mode",
+        "default tool-args match mode (see --tool-args-mode)",
+        default="",
+    )
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER_HELP)
+    session = TrajectorySession(config, session_settings(config))
+    config.stash[SESSION_KEY] = session
+    config.pluginmanager.register(session, "agenttraj-session")
+    config.stash[UPDATE_KEY] = bool(config.getoption("trajectory_update", default=False))
+    if session.is_worker:
+        return
+    prune = bool(config.getoption("trajectory_prune_unused", default=False))
+    store = ReferenceStore(config, prune, session.results)
+    config.stash[_STORE_KEY] = store
+    config.pluginmanager.register(store, "agenttraj-references")
+    report_path = config.getoption("trajectory_report", default=None)
+    if report_path:
+        report = ReportFile(Path(config.invocation_params.dir, report_path), session)
+        config.stash[_REPORT_KEY] = report
+        config.pluginmanager.register(report, "agenttraj-report")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    keys: tuple[pytest.StashKey[Any], ...] = (_STORE_KEY, _REPORT_KEY, SESSION_KEY)
+    for key in keys:
+        registered = config.stash.get(key, None)
+        if registered is not None:
+            config.pluginmanager.unregister(registered)
+            del config.stash[key]

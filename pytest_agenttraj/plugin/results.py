@@ -1,0 +1,222 @@
+"""The session's results, collected once: every record, the summary numbers, text lines and the
+JSON document. Every sink (report file, gates, CI surfaces) reads them from here. No terminal I/O
+and no pytest here, so it is tested on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._version import __version__
+
+__all__ = ["REPORT_VERSION", "TrajectoryResults", "attempt_counts"]
+
+REPORT_VERSION = 1
+_DEFAULT_ROWS = 20
+
+
+@dataclass
+class TrajectoryResults:
+    """Every evaluation record of a run, in the order they arrived."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    _by_test: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for record in self.records:
+            self._by_test.setdefault(str(record.get("nodeid")), []).append(record)
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        kept = dict(record)
+        self.records.append(kept)
+        self._by_test.setdefault(str(kept.get("nodeid")), []).append(kept)
+
+    def for_test(self, nodeid: str) -> list[dict[str, Any]]:
+        """The records of one test, in the order they arrived."""
+        return self._by_test.get(nodeid, [])
+
+    def summary(self) -> dict[str, Any]:
+        """Totals: evaluations, passed, failed, tests with evaluations, counts per key.
+
+        When a test was repeated (``repeat=N``), each of its evaluations is one record judged by
+        its pass rate, and ``attempts``/``passed_attempts`` add up every attempt's evaluation
+        (a record of a test run once counts as one attempt).
+        """
+        passed = sum(1 for r in self.records if r.get("passed"))
+        by_key: dict[str, dict[str, int]] = {}
+        for record in self.records:
+            counts = by_key.setdefault(str(record.get("key")), {"passed": 0, "failed": 0})
+            counts["passed" if record.get("passed") else "failed"] += 1
+        summary: dict[str, Any] = {
+            "evaluations": len(self.records),
+            "passed": passed,
+            "failed": len(self.records) - passed,
+            "tests": len({r.get("nodeid") for r in self.records}),
+            "by_key": by_key,
+        }
+        if any("attempts" in r for r in self.records):
+            summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
+            summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
+        return summary
+
+    def to_json(self, *, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The report document: ``{"version": 1, "results": [...], "summary": {...}}``."""
+        document: dict[str, Any] = {
+            "version": REPORT_VERSION,
+            "package_version": __version__,
+            "results": [_public(r) for r in self.sorted_records()],
+            "summary": self.summary(),
+        }
+        if settings is not None:
+            document["settings"] = dict(settings)
+        return document
+
+    def sorted_records(self) -> list[dict[str, Any]]:
+        """Records in a stable order (by test id, key and occurrence), whatever the arrival order
+        (pytest-xdist workers finish in any order)."""
+        return sorted(
+            self.records,
+            key=lambda r: (str(r.get("nodeid")), str(r.get("key")), int(r.get("index", 0))),
+        )
+
+    def lines(self, verbosity: int = 0) -> list[str]:
+        """The terminal summary: a table per test (failures first) and totals.
+
+        ``verbosity`` follows pytest: below 0 only the totals, 0 a table capped at 20 rows,
+        1 and above every row plus the comment of each failure.
+        """
+        if not self.records:
+            return []
+        totals = self._totals_line()
+        if verbosity < 0:
+            return [totals]
+        rows = sorted(self.sorted_records(), key=lambda r: bool(r.get("passed")))
+        shown = rows if verbosity >= 1 else rows[:_DEFAULT_ROWS]
+        table = [("test", "key", "mode", "score", "result")]
+        for record in shown:
+            table.append(
+                (
+                    test_label(record.get("nodeid"), record.get("index", 0)),
+                    str(record.get("key")),
+                    mode_label(record),
+                    value_label(record.get("score")),
+                    _result_label(record),
+                )
+            )
+        lines = _format_table(table)
+        if verbosity >= 1:
+            lines = self._with_comments(lines, shown)
+        if len(shown) < len(rows):
+            lines.append(f"... {len(rows) - len(shown)} more rows (-v shows all)")
+        lines.append(totals)
+        return lines
+
+    def _with_comments(self, lines: list[str], shown: list[dict[str, Any]]) -> list[str]:
+        out = lines[:2]
+        for line, record in zip(lines[2:], shown, strict=True):
+            out.append(line)
+            if not record.get("passed") and record.get("comment"):
+                out.append(f"    {record['comment']}")
+        return out
+
+    def _totals_line(self) -> str:
+        summary = self.summary()
+        tests = summary["tests"]
+        line = (
+            f"{summary['evaluations']} trajectory evaluations in {tests} "
+            f"test{'s' if tests != 1 else ''}: {summary['passed']} passed, "
+            f"{summary['failed']} failed"
+        )
+        if "attempts" in summary:
+            line += f" ({summary['passed_attempts']} of {summary['attempts']} attempts passed)"
+        return line
+
+
+_PUBLIC_FIELDS = (
+    "nodeid",
+    "key",
+    "index",
+    "score",
+    "passed",
+    "comment",
+    "mode",
+    "tool_args_mode",
+    "duration_s",
+    "origin",
+    "phase",
+    "test_outcome",
+    "attempts",
+    "evaluated_attempts",
+    "passed_attempts",
+    "pass_rate",
+    "attempt_passed",
+    "repeat",
+    "pass_rule",
+)
+
+
+def _public(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A record as the report shows it: the documented fields first, then any others."""
+    out = {k: record.get(k) for k in _PUBLIC_FIELDS if k in record}
+    out.update({k: v for k, v in record.items() if k not in out and not k.startswith("_")})
+    return out
+
+
+def attempt_counts(record: Mapping[str, Any]) -> tuple[int, int]:
+    """(attempts, passed attempts) of a record; a test run once is one attempt."""
+    if "attempts" in record:
+        return int(record["attempts"]), int(record.get("passed_attempts", 0))
+    return 1, 1 if record.get("passed") else 0
+
+
+def _result_label(record: Mapping[str, Any]) -> str:
+    """``PASS``/``FAIL``, with ``3/5`` attempts for a repeated test's evaluation."""
+    label = "PASS" if record.get("passed") else "FAIL"
+    if "attempts" in record:
+        label += f" {record.get('passed_attempts')}/{record['attempts']}"
+    return label
+
+
+def test_label(nodeid: object, index: object) -> str:
+    """A result's test as shown in tables: the node id, with ``[index]`` for a key's second and
+    later results in the same test."""
+    return f"{nodeid} [{index}]" if index else str(nodeid)
+
+
+def mode_label(record: Mapping[str, Any]) -> str:
+    """``mode/tool_args_mode``, or ``-`` for evaluators without a mode."""
+    mode, args = record.get("mode"), record.get("tool_args_mode")
+    if mode is None:
+        return "-"
+    return f"{mode}/{args}" if args else str(mode)
+
+
+def value_label(value: Any) -> str:
+    """A score or flag as tables show it: ``true``/``false``, 3 significant digits, ``-``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def _format_table(rows: Iterable[tuple[str, ...]]) -> list[str]:
+    rows = list(rows)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    widths[0] = min(widths[0], 70)
+    lines = []
+    for number, row in enumerate(rows):
+        cells = [_fit(cell, widths[i]) for i, cell in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+        if number == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
+def _fit(cell: str, width: int) -> str:
+    if len(cell) > width:
+        return "..." + cell[-(width - 3) :]
+    return cell.ljust(width)

@@ -1,0 +1,308 @@
+"""The per-run object behind the plugin: puts each test in scope, records its evaluations, sends
+them to the controlling process on the test's report, and prints the terminal summary.
+
+A test marked ``repeat=N`` runs through :mod:`.repeat`; the session then gathers evaluations per
+attempt and leaves it to the runner to put one record per evaluation on the one logged report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import pytest
+
+from ..assertion import TrajectoryMismatch
+from ..diff import render_report
+from ..evaluators.result import result_passed
+from ..evaluators.scope import Evaluation, TestScope, test_scope
+from .reference_store import ItemReferences
+from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
+from .results import TrajectoryResults
+from .settings import TrajectorySettings, item_settings
+
+__all__ = [
+    "ITEM_SETTINGS",
+    "PLUGIN_FIXTURES",
+    "PROPERTY",
+    "SESSION_KEY",
+    "TEST_PROPERTY",
+    "TrajectorySession",
+    "uses_plugin",
+]
+
+PROPERTY = "agenttraj"
+"""Name of the ``user_properties`` entry that carries one record (as JSON) on a test report."""
+
+TEST_PROPERTY = "agenttraj_test"
+"""Name of the teardown report's entry describing a test for ``--trajectory-min-pass-rate`` (JSON
+``{"uses_plugin": bool, "groups": [marker names]}``); only made while that gate is on."""
+
+PLUGIN_FIXTURES = frozenset(
+    {
+        "assert_trajectory",
+        "async_trajectory_evaluator",
+        "trajectory_config",
+        "trajectory_evaluator",
+        "trajectory_reference",
+    }
+)
+"""This plugin's fixtures: a test that requests one (or carries the ``trajectory`` marker) is a
+trajectory test."""
+
+
+def uses_plugin(item: pytest.Item) -> bool:
+    """Whether ``item`` requests one of this plugin's fixtures or carries its marker."""
+    fixtures = getattr(item, "fixturenames", ())
+    return bool(PLUGIN_FIXTURES.intersection(fixtures)) or (
+        item.get_closest_marker("trajectory") is not None
+    )
+
+
+ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
+SESSION_KEY = pytest.StashKey["TrajectorySession"]()
+_EVALUATIONS = pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]]()
+_COUNTERS = pytest.StashKey[dict[str, int]]()
+_SETTING_ERROR = pytest.StashKey[str]()
+_ATTEMPT = pytest.StashKey[int | None]()
+"""Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
+_DIFF_LINES = 120
+
+
+def _json_score(score: Any) -> Any:
+    if isinstance(score, bool | int | float | str) or score is None:
+        return score
+    try:
+        return float(score)
+    except (TypeError, ValueError):
+        return str(score)
+
+
+class TrajectorySession:
+    """Registered as a plugin at configure time and kept in ``config.stash``."""
+
+    def __init__(self, config: pytest.Config, settings: TrajectorySettings) -> None:
+        self.config = config
+        self.settings = settings
+        self.results = TrajectoryResults()
+        self.is_worker = hasattr(config, "workerinput")
+        self.repeats: list[dict[str, Any]] = []
+        self.tagged_groups: tuple[str, ...] | None = None
+
+    def tag_tests(self, groups: Sequence[str]) -> None:
+        """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
+        plugin's fixtures or marker, and which of ``groups`` (marker names) it carries."""
+        self.tagged_groups = tuple(groups)
+
+    # ------------------------------------------------------------ collection
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        errors = []
+        for item in items:
+            try:
+                item.stash[ITEM_SETTINGS] = item_settings(item, self.settings)
+            except ValueError as error:
+                message = f"{item.nodeid}: {error}"
+                if self.is_worker:
+                    item.stash[_SETTING_ERROR] = message
+                else:
+                    errors.append(message)
+        if errors:
+            more = f"\n(and {len(errors) - 10} more)" if len(errors) > 10 else ""
+            raise pytest.UsageError("\n".join(errors[:10]) + more)
+
+    def settings_for(self, item: pytest.Item) -> TrajectorySettings:
+        return item.stash.get(ITEM_SETTINGS, self.settings)
+
+    # ------------------------------------------------------------ running
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> bool | None:
+        """Run a test marked ``repeat=N`` (N > 1) through its attempts; others run as usual.
+
+        ``--setup-only`` and ``--setup-plan`` run it once, as pytest would.
+        """
+        settings = self.settings_for(item)
+        if settings.repeat <= 1 or self.config.getoption("setuponly", False):
+            return None
+        run_repeated(item, nextitem, repeat=settings.repeat, rule=settings.pass_rule, recorder=self)
+        return True
+
+    def begin_attempt(self, item: pytest.Item, number: int | None) -> None:
+        item.stash[_ATTEMPT] = number
+        item.stash[_EVALUATIONS] = []
+        item.stash[_COUNTERS] = {}
+
+    def end_attempt(self, item: pytest.Item) -> list[dict[str, Any]]:
+        records = [record for _, record, _ in item.stash.get(_EVALUATIONS, [])]
+        item.stash[_EVALUATIONS] = []
+        item.stash[_COUNTERS] = {}
+        return records
+
+    def end_repeat(self, item: pytest.Item) -> None:
+        if _ATTEMPT in item.stash:
+            del item.stash[_ATTEMPT]
+
+    def attach(self, report: pytest.TestReport, records: Sequence[Mapping[str, Any]]) -> None:
+        for record in records:
+            report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
+
+    def _scope(self, item: pytest.Item, phase: str) -> TestScope:
+        settings = self.settings_for(item)
+        return TestScope(
+            on_evaluation=partial(self._on_evaluation, item, phase),
+            mode=settings.mode,
+            tool_args=settings.tool_args,
+            overrides=settings.overrides,
+            verbose=self.config.get_verbosity(),
+            marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
+            references=ItemReferences(item, settings.reference),
+        )
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        error = item.stash.get(_SETTING_ERROR, None)
+        if error is not None:
+            pytest.fail(error, pytrace=False)
+        with test_scope(self._scope(item, "setup")):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        with test_scope(self._scope(item, "call")):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        with test_scope(self._scope(item, "teardown")):
+            return (yield)
+
+    def _on_evaluation(self, item: pytest.Item, phase: str, evaluation: Evaluation) -> None:
+        result = evaluation.result
+        key = str(result.get("key"))
+        counters = item.stash.setdefault(_COUNTERS, {})
+        index = counters.get(key, 0)
+        counters[key] = index + 1
+        report = evaluation.report
+        passed = result_passed(result)
+        record: dict[str, Any] = {
+            "nodeid": item.nodeid,
+            "key": key,
+            "index": index,
+            "score": _json_score(result.get("score")),
+            "passed": passed,
+            "comment": result.get("comment"),
+            "mode": report.mode if report else None,
+            "tool_args_mode": report.tool_args if report else None,
+            "duration_s": round(evaluation.duration_s, 6),
+            "origin": evaluation.origin,
+            "phase": phase,
+        }
+        attempt = item.stash.get(_ATTEMPT, None)
+        if attempt is not None:
+            record["attempt"] = attempt
+        record.update(evaluation.extra)
+        if not passed and report is not None:
+            record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
+        item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
+        item.ihook.pytest_agenttraj_evaluated(
+            item=item, result=result, record=record, evaluation=evaluation
+        )
+
+    # ------------------------------------------------------------ reporting
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        evaluations = [e for e in item.stash.get(_EVALUATIONS, []) if e[0] == call.when]
+        for _, record, _ in evaluations:
+            record["test_outcome"] = report.outcome
+        if _ATTEMPT not in item.stash:  # a repeated test's runner attaches them at the end
+            self.attach(report, [record for _, record, _ in evaluations])
+        if report.failed and call.excinfo is not None:
+            self._explain(item, call, report, evaluations)
+        if call.when == "teardown" and self.tagged_groups is not None:
+            self._tag(item, report)
+        return report
+
+    def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        plugin = uses_plugin(item)
+        groups = [g for g in self.tagged_groups or () if item.get_closest_marker(g) is not None]
+        if plugin or groups:
+            value = json.dumps({"uses_plugin": plugin, "groups": groups})
+            report.user_properties.append((TEST_PROPERTY, value))
+
+    def _explain(
+        self,
+        item: pytest.Item,
+        call: pytest.CallInfo[None],
+        report: pytest.TestReport,
+        evaluations: list[tuple[str, dict[str, Any], Evaluation]],
+    ) -> None:
+        raised = call.excinfo.value if call.excinfo else None
+        verbose = self.config.get_verbosity()
+        if isinstance(raised, TrajectoryMismatch):
+            if self.config.get_terminal_writer().hasmarkup and not self.is_worker:
+                from .failure import colour_mismatch
+
+                colour_mismatch(report, raised, verbose)
+            return
+        # The test failed without raising our mismatch (e.g. ``assert evaluator(...)["score"]``):
+        # show what each failed evaluation saw.
+        texts = []
+        for _, record, evaluation in evaluations:
+            if record["passed"] or evaluation.report is None:
+                continue
+            lines = render_report(evaluation.report, verbose=verbose)
+            texts.append(f"{record['key']} [{record['index']}]\n" + "\n".join(lines))
+        if texts:
+            report.sections.append(("agenttraj: trajectory mismatch", "\n\n".join(texts)))
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
+        """Take the records off each report first, so that every other implementation of this
+        hook (the JUnit properties among them) finds them in the session's results."""
+        if not self.is_worker:
+            self._take_records(report)
+        return (yield)
+
+    def _take_records(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == PROPERTY and isinstance(value, str):
+                self.config.hook.pytest_agenttraj_record(
+                    config=self.config, record=json.loads(value)
+                )
+            elif name == REPEAT_PROPERTY and isinstance(value, str):
+                self.repeats.append(json.loads(value))
+
+    def pytest_agenttraj_record(self, record: dict[str, Any]) -> None:
+        self.results.add(record)
+
+    def pytest_report_header(self) -> str:
+        return f"agenttraj: {self.settings.describe()}"
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        verbosity = self.config.get_verbosity()
+        if self.is_worker or verbosity < -1:
+            return
+        if self.repeats and verbosity >= 0:
+            terminalreporter.write_sep("=", "trajectory repeats")
+            for line in repeat_lines(self.repeats, verbosity):
+                terminalreporter.write_line(
+                    line, red=line.startswith("FAILED"), yellow=line.startswith("SKIPPED")
+                )
+        lines = self.results.lines(verbosity)
+        if not lines:
+            return
+        terminalreporter.write_sep("=", "trajectory results")
+        failed = self.results.summary()["failed"]
+        for line in lines[:-1]:
+            terminalreporter.write_line(line)
+        terminalreporter.write_line(lines[-1], red=bool(failed), green=not failed, bold=True)

@@ -1,0 +1,160 @@
+"""Resolve the trajectory settings of a session and of each test.
+
+Precedence: marker > command line > ini > default. Every value is validated once; a bad one is a
+``pytest.UsageError`` that says where it came from (the option, the ini key, or the test id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from ..core.matching.rules import (
+    MatchConfig,
+    check_tool_args_mode,
+    check_trajectory_mode,
+    make_config,
+)
+from .pass_rules import PassRule, parse_pass_rule
+
+__all__ = ["MARKER_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
+
+MARKER_ARGS = ("mode", "tool_args", "overrides", "reference", "repeat", "pass_rule")
+MARKER_HELP = (
+    "trajectory(mode=None, tool_args=None, overrides=None, reference=None, repeat=1, "
+    "pass_rule='all'): trajectory match settings for this test, class or module (mode: "
+    "strict|unordered|subset|superset; tool_args: exact|ignore|subset|superset; overrides: "
+    "{tool name: args mode | key list | callable}; reference: a file in the test's "
+    "trajectories/ folder; repeat: run the test N times, judged by pass_rule: "
+    "all|majority|any|rate:0.8|min:3)"
+)
+
+
+@dataclass(frozen=True)
+class TrajectorySettings:
+    """The match settings in force for a test, and where each came from.
+
+    ``sources`` maps ``mode``/``tool_args``/``overrides`` to ``marker``, ``command line``, ``ini``
+    or ``default``.
+    """
+
+    mode: str = "strict"
+    tool_args: str = "exact"
+    overrides: Mapping[str, Any] | None = None
+    reference: str | None = None
+    repeat: int = 1
+    pass_rule: PassRule = field(default_factory=lambda: parse_pass_rule("all"))
+    sources: Mapping[str, str] = field(
+        default_factory=lambda: {"mode": "default", "tool_args": "default"}
+    )
+
+    def match_config(self) -> MatchConfig:
+        return make_config(self.mode, self.tool_args, self.overrides)
+
+    def describe(self) -> str:
+        """``mode=strict, tool_args=exact`` with the source of each non-default value."""
+        parts = []
+        for name in ("mode", "tool_args"):
+            source = self.sources.get(name, "default")
+            suffix = "" if source == "default" else f" ({source})"
+            parts.append(f"{name}={getattr(self, name)}{suffix}")
+        if self.overrides:
+            parts.append(f"overrides for {', '.join(sorted(self.overrides))}")
+        return ", ".join(parts)
+
+    def as_json(self) -> dict[str, Any]:
+        """Builtins only (overrides by tool name and kind), for reports."""
+        overrides = None
+        if self.overrides:
+            overrides = {
+                tool: value if isinstance(value, str | list) else "callable"
+                for tool, value in self.overrides.items()
+            }
+        return {"mode": self.mode, "tool_args": self.tool_args, "overrides": overrides}
+
+
+def _pick(config: pytest.Config, option: str, flag: str, ini: str) -> tuple[str, str, str] | None:
+    value = config.getoption(option, default=None)
+    if value is not None:
+        return value, "command line", flag
+    ini_value = config.getini(ini)
+    if ini_value:
+        return str(ini_value).strip(), "ini", ini
+    return None
+
+
+def session_settings(config: pytest.Config) -> TrajectorySettings:
+    """The session's settings from the command line and the ini file."""
+    mode, tool_args = "strict", "exact"
+    sources = {"mode": "default", "tool_args": "default"}
+    picked = _pick(config, "trajectory_mode", "--trajectory-mode", "trajectory_mode")
+    if picked:
+        value, source, where = picked
+        mode = _usage(check_trajectory_mode, value, where)
+        sources["mode"] = source
+    picked = _pick(
+        config, "trajectory_tool_args_mode", "--tool-args-mode", "trajectory_tool_args_mode"
+    )
+    if picked:
+        value, source, where = picked
+        tool_args = _usage(check_tool_args_mode, value, where)
+        sources["tool_args"] = source
+    return TrajectorySettings(mode, tool_args, sources=sources)
+
+
+def _usage(check: Any, value: str, where: str) -> str:
+    try:
+        return str(check(value, where=where))
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySettings:
+    """``base`` overlaid with the item's ``trajectory`` markers (closest marker wins per key).
+
+    Raises ``ValueError`` naming the problem; the caller adds the test id.
+    """
+    chosen: dict[str, Any] = {}
+    for mark in item.iter_markers("trajectory"):
+        if len(mark.args) > 1 or (mark.args and "mode" in mark.kwargs):
+            raise ValueError(
+                "@pytest.mark.trajectory takes at most one positional argument (the mode)"
+            )
+        unknown = sorted(set(mark.kwargs) - set(MARKER_ARGS))
+        if unknown:
+            raise ValueError(
+                f"@pytest.mark.trajectory got unknown argument(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(MARKER_ARGS)}"
+            )
+        if mark.args:
+            chosen.setdefault("mode", mark.args[0])
+        for name, value in mark.kwargs.items():
+            chosen.setdefault(name, value)
+    if not chosen:
+        return base
+    mode = check_trajectory_mode(chosen.get("mode", base.mode), where="mode")
+    tool_args = check_tool_args_mode(chosen.get("tool_args", base.tool_args), where="tool_args")
+    overrides = chosen.get("overrides", base.overrides)
+    make_config(mode, tool_args, overrides)  # validates every override value
+    reference = chosen.get("reference", base.reference)
+    if reference is not None and (not isinstance(reference, str) or not reference.strip()):
+        raise ValueError(f"invalid reference {reference!r}: must be a file name (str)")
+    repeat = chosen.get("repeat", base.repeat)
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"invalid repeat {repeat!r}: must be a whole number >= 1")
+    pass_rule = parse_pass_rule(chosen.get("pass_rule", base.pass_rule.text), repeat=repeat)
+    sources = dict(base.sources)
+    sources.update(dict.fromkeys(chosen, "marker"))
+    return replace(
+        base,
+        mode=mode,
+        tool_args=tool_args,
+        overrides=overrides,
+        reference=reference,
+        repeat=repeat,
+        pass_rule=pass_rule,
+        sources=sources,
+    )
