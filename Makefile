@@ -18,6 +18,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy pytest_agenttraj
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest

@@ -222,7 +222,10 @@ def _partner_by_key(
 def _same_names(out_names: Sequence[str], ref_names: Sequence[str], partner: list[int]) -> bool:
     """Whether each paired call has the tool name of its partner (one text may serve calls of
     two tools)."""
-    return all(j == -1 or ref_names[j] == name for name, j in zip(out_names, partner, strict=True))
+    partner_names = [
+        ref_names[j] if j != -1 else name for name, j in zip(out_names, partner, strict=True)
+    ]
+    return partner_names == list(out_names)
 
 
 class DeferredSides:

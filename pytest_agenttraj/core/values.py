@@ -9,12 +9,13 @@ they compare correctly and never crash.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args"]
+__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args", "json_text"]
 
 
 class _Missing:
@@ -64,6 +65,23 @@ def canonical(value: Any) -> Hashable:
     if isinstance(value, list | tuple):
         return ("l", tuple([canonical(v) for v in value]))
     return _canonical_other(value)
+
+
+_encode = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False
+).encode
+
+
+def json_text(value: Any) -> str | None:
+    """``value`` as compact JSON text with sorted keys, or ``None`` when JSON cannot encode it.
+
+    A cheaper, finer stand-in than ``canonical``: equal texts are equal JSON values, but equal
+    values may differ in text (``1`` and ``1.0``), so it may only decide that values are equal.
+    """
+    try:
+        return _encode(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _canonical_mapping(value: Mapping[Any, Any]) -> Hashable:

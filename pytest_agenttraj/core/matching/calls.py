@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from ..model import Trajectory
-from ..values import canonical
+from ..values import canonical, json_text
 from .assignment import complete_matching
 from .explain import call_problems
 from .report import CallRef, GivenSides, MatchReport, Pairs, call_refs
@@ -86,13 +86,16 @@ def _pair_group(out_args: list[Args], ref_args: list[Args], rule: ArgsRule) -> l
         for i in range(min(n_out, n_ref)):
             match_out[i] = match_ref[i] = i
         return match_out
+    if rule.kind in ("exact", "subset", "superset"):
+        # Equal args match under all three rules (exact matching is an equivalence; for
+        # inclusion an exchange argument shows some maximum pairing pairs equal args with each
+        # other): pair those first, by their JSON text, which is cheap and proves equality.
+        _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)
     if rule.hashable:
         # Equal keys <=> match, so pairing equal keys in order is already maximum.
         _pair_by_key(out_args, ref_args, match_out, match_ref, rule.key)
         return match_out
     if rule.kind in ("subset", "superset"):
-        # Equal args match under inclusion both ways, and an exchange argument shows some
-        # maximum pairing pairs equal args with each other: pair those first, by hashing.
         _pair_by_key(out_args, ref_args, match_out, match_ref, canonical)
     if rule.kind == "subset":  # output args within reference args
         complete_matching(match_out, match_ref, _containing(out_args, ref_args, match_ref))
@@ -134,18 +137,27 @@ def _pair_by_key(
     match_ref: list[int],
     key: Callable[[Args], Hashable | None],
 ) -> None:
-    """Pair still-unpaired calls whose ``key`` is equal (and not ``None``), in order."""
+    """Pair still-unpaired calls whose ``key`` is equal (and not ``None``), in order. Calls whose
+    arguments came from one text share one dict (see normalize): its key is computed once."""
+    known: dict[int, Hashable | None] = {}
+
+    def key_of(args: Args) -> Hashable | None:
+        name = id(args)
+        if name not in known:
+            known[name] = key(args)
+        return known[name]
+
     buckets: dict[Hashable, deque[int]] = defaultdict(deque)
     for j, args in enumerate(ref_args):
         if match_ref[j] == -1:
-            k = key(args)
+            k = key_of(args)
             if k is not None:
                 buckets[k].append(j)
     if not buckets:
         return
     for i, args in enumerate(out_args):
         if match_out[i] == -1:
-            k = key(args)
+            k = key_of(args)
             bucket = buckets.get(k) if k is not None else None
             if bucket:
                 j = bucket.popleft()

@@ -76,7 +76,7 @@ def _messages(items: Sequence[Any], memo: Memo) -> list[Message]:
             turn.take(item, kind, index, memo, out)
             continue
         turn.close(out)
-        if isinstance(item, Mapping):
+        if type(item) is dict or isinstance(item, Mapping):
             out.extend(chat.dict_messages(item, index, memo))
         elif isinstance(item, Message):
             out.append(item)

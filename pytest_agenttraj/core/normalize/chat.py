@@ -11,7 +11,7 @@ from typing import Any
 from ...errors import TrajectoryFormatError
 from ..model import Message, ToolCall
 from . import anthropic
-from .fields import ROLE_ALIASES, Memo, call_name, opt_str, parse_args, role
+from .fields import ROLE_ALIASES, Memo, call_name, parse_args, role
 
 __all__ = ["dict_message", "dict_messages"]
 
@@ -19,9 +19,16 @@ __all__ = ["dict_message", "dict_messages"]
 def dict_messages(item: Mapping[str, Any], index: int, memo: Memo) -> list[Message]:
     """One message dict as messages: one, or several when its content holds tool results."""
     content = item.get("content")
-    if isinstance(content, list) and anthropic.has_tool_results(content):
+    if type(content) is list and anthropic.has_tool_results(content):
         return anthropic.tool_results(item, content, index)
     return [dict_message(item, index, memo)]
+
+
+_new = tuple.__new__  # builds named tuples without their Python-level __new__ (every field given)
+
+
+def _str(value: Any) -> str | None:
+    return value if type(value) is str else None
 
 
 def dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
@@ -54,19 +61,20 @@ def dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
             index=index,
             field="tool_calls",
         )
-    return Message(
+    fields = (
         message_role,
         content,
         calls,
-        opt_str(item.get("tool_call_id")),
-        opt_str(item.get("name")),
-        opt_str(item.get("id")),
+        _str(item.get("tool_call_id")),
+        _str(item.get("name")),
+        _str(item.get("id")),
     )
+    return _new(Message, fields)
 
 
 def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
     """One entry of a message's ``tool_calls``: ``function``-wrapped or flat."""
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raise TrajectoryFormatError(
             f"a tool call must be a dict, got {type(raw).__name__}",
             index=index,
@@ -74,7 +82,7 @@ def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
         )
     function = raw.get("function")
     if function is not None:
-        if not isinstance(function, Mapping):
+        if type(function) is not dict and not isinstance(function, Mapping):
             raise TrajectoryFormatError(
                 f"'function' must be a dict, got {type(function).__name__}",
                 index=index,
@@ -87,6 +95,10 @@ def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
         raw_name, raw_args = raw.get("name"), raw.get(args_field)
         name_field = "name"
     prefix = f"tool_calls[{position}]"
-    name = call_name(raw_name, index, f"{prefix}.{name_field}")
+    name = (
+        raw_name
+        if type(raw_name) is str and raw_name
+        else call_name(raw_name, index, f"{prefix}.{name_field}")
+    )
     args = parse_args(raw_args, name, index, f"{prefix}.{args_field}", memo)
-    return ToolCall(name, args, opt_str(raw.get("id")))
+    return _new(ToolCall, (name, args, _str(raw.get("id"))))

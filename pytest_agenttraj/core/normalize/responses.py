@@ -30,7 +30,7 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 def item_type(item: Any) -> str | None:
     """The Responses item type of ``item``, or ``None`` when it is not a Responses item."""
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):
         return None
     kind = item.get("type")
     if type(kind) is not str:

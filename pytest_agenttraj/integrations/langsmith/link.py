@@ -32,11 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import requests
-from urllib3.util import Retry
-
 import langsmith
+import requests
 from langsmith import utils as ls_utils
+from urllib3.util import Retry
 
 __all__ = [
     "CONNECT_SECONDS",
