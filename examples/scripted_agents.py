@@ -16,6 +16,8 @@ model and the trajectory your tests see has exactly the same shape::
 
 from __future__ import annotations
 
+import copy
+import json
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -41,6 +43,7 @@ __all__ = [
     "PARALLEL_QUESTION",
     "TRAVEL_QUESTION",
     "WEATHER_QUESTION",
+    "WEATHER_REFERENCE",
     "AgentGraph",
     "ScriptExhaustedError",
     "ScriptedChatModel",
@@ -52,11 +55,44 @@ __all__ = [
     "travel_agent",
     "weather_agent",
     "weather_graph",
+    "weather_reference",
 ]
 
 WEATHER_QUESTION = "What's the weather in 苏州?"
 PARALLEL_QUESTION = "Weather and time in San Francisco?"
 TRAVEL_QUESTION = "Compare the weather in 苏州 and San Francisco."
+
+# What the weather agent should do, as a reference trajectory written by hand in the OpenAI
+# chat format (no ids): the one copy that the examples and the package's own tests share.
+WEATHER_REFERENCE: list[dict[str, Any]] = [
+    {"role": "user", "content": WEATHER_QUESTION},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"function": {"name": "look_up_location_code", "arguments": '{"city": "苏州"}'}}
+        ],
+    },
+    {"role": "tool", "content": "location-123"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"function": {"name": "get_weather", "arguments": '{"location_code": "location-123"}'}}
+        ],
+    },
+    {"role": "tool", "content": "Sunny, 22°C"},
+    {"role": "assistant", "content": "The weather in 苏州 is: Sunny, 22°C."},
+]
+
+
+def weather_reference(location_code: str = "location-123") -> list[dict[str, Any]]:
+    """A fresh copy of ``WEATHER_REFERENCE``, with ``get_weather`` asked for ``location_code``."""
+    reference = copy.deepcopy(WEATHER_REFERENCE)
+    call = reference[3]["tool_calls"][0]["function"]
+    call["arguments"] = json.dumps({"location_code": location_code})
+    return reference
+
 
 # --------------------------------------------------------------------------------------
 # Deterministic "world" the tools read from.
@@ -208,11 +244,13 @@ class ScriptedChatModel(BaseChatModel):
                 raise ValueError(msg)
         return reply
 
+    # langchain-core calls these with messages, stop and run_manager by keyword; a script needs
+    # none of them.
     def _generate(
         self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
+        messages: list[BaseMessage],  # noqa: ARG002
+        stop: list[str] | None = None,  # noqa: ARG002
+        run_manager: CallbackManagerForLLMRun | None = None,  # noqa: ARG002
         **kwargs: Any,
     ) -> ChatResult:
         reply = self._next_reply(kwargs.get("tool_names"))
@@ -222,7 +260,7 @@ class ScriptedChatModel(BaseChatModel):
         self,
         messages: list[BaseMessage],
         stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,  # noqa: ARG002
         **kwargs: Any,
     ) -> ChatResult:
         # Nothing to await: replaying is instant, so skip the default thread-pool hop.

@@ -8,30 +8,14 @@ LangChain messages directly.
 from __future__ import annotations
 
 import pytest
-from scripted_agents import WEATHER_QUESTION, weather_agent
+from scripted_agents import WEATHER_QUESTION, WEATHER_REFERENCE, weather_agent
 
 from pytest_agenttraj import assert_trajectory
 
-REFERENCE = [
-    {"role": "user", "content": WEATHER_QUESTION},
-    {
-        "role": "assistant",
-        "content": "",
-        "tool_calls": [
-            {"function": {"name": "look_up_location_code", "arguments": '{"city": "苏州"}'}}
-        ],
-    },
-    {"role": "tool", "content": "location-123"},
-    {
-        "role": "assistant",
-        "content": "",
-        "tool_calls": [
-            {"function": {"name": "get_weather", "arguments": '{"location_code": "location-123"}'}}
-        ],
-    },
-    {"role": "tool", "content": "Sunny, 22°C"},
-    {"role": "assistant", "content": "The weather in 苏州 is: Sunny, 22°C."},
-]
+# The reference: OpenAI-style dicts, written by hand (scripted_agents.WEATHER_REFERENCE):
+#   user -> assistant calls look_up_location_code(city="苏州") -> tool -> assistant calls
+#   get_weather(location_code="location-123") -> tool -> assistant answers
+REFERENCE = WEATHER_REFERENCE
 
 
 def test_weather_agent_follows_the_reference(ask):

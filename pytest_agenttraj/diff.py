@@ -26,7 +26,7 @@ _CONTEXT_ROWS = 2
 _DEFAULT_PROBLEMS = 10
 
 
-def _plain(text: str, style: str) -> str:
+def _plain(text: str, _style: str) -> str:
     return text
 
 

@@ -117,8 +117,27 @@ def _message_lines(node: Any) -> list[int]:
 
 def load_reference(path: Path) -> ReferenceFile:
     """Read and check a reference file; ``ReferenceFileError`` names the file, line and field."""
+    data, lines = _parse(path, _read(path))
+    messages, header = _split(path, data)
     try:
-        text = path.read_text(encoding="utf-8")
+        to_trajectory(messages)
+    except TrajectoryFormatError as error:
+        known = error.index is not None and error.index < len(lines)
+        line = f":{lines[error.index]}" if known and error.index is not None else ""
+        raise ReferenceFileError(f"{path}{line}: {error}") from None
+    _check_header(path, header)
+    return ReferenceFile(
+        path,
+        messages,
+        header.get("mode"),
+        header.get("tool_args"),
+        header.get("overrides"),
+    )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ReferenceFileError(
             f"reference file {path} does not exist; run pytest with --trajectory-update to "
@@ -126,14 +145,20 @@ def load_reference(path: Path) -> ReferenceFile:
         ) from None
     except OSError as error:
         raise ReferenceFileError(f"reference file {path} cannot be read: {error}") from None
-    if path.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ReferenceFileError(f"{path}:{error.lineno}: {error.msg}") from None
-        lines: list[int] = []
-    else:
-        data, lines = _parse_yaml(path, text)
+
+
+def _parse(path: Path, text: str) -> tuple[Any, list[int]]:
+    """The document and the line of each message (YAML only)."""
+    if path.suffix != ".json":
+        return _parse_yaml(path, text)
+    try:
+        return json.loads(text), []
+    except json.JSONDecodeError as error:
+        raise ReferenceFileError(f"{path}:{error.lineno}: {error.msg}") from None
+
+
+def _split(path: Path, data: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The messages and the header of a document."""
     header: dict[str, Any] = {}
     if isinstance(data, Mapping):
         unknown = sorted(set(data) - {"messages", *_HEADER_KEYS})
@@ -149,13 +174,10 @@ def load_reference(path: Path) -> ReferenceFile:
             f"{path}: expected a list of messages (or a mapping with 'messages'), "
             f"got {type(data).__name__}"
         )
-    try:
-        to_trajectory(data)
-    except TrajectoryFormatError as error:
-        line = (
-            f":{lines[error.index]}" if error.index is not None and error.index < len(lines) else ""
-        )
-        raise ReferenceFileError(f"{path}{line}: {error}") from None
+    return data, header
+
+
+def _check_header(path: Path, header: Mapping[str, Any]) -> None:
     try:
         if "mode" in header:
             check_trajectory_mode(header["mode"], where="mode")
@@ -165,13 +187,6 @@ def load_reference(path: Path) -> ReferenceFile:
             make_config(overrides=header["overrides"])
     except ValueError as error:
         raise ReferenceFileError(f"{path}: header: {error}") from None
-    return ReferenceFile(
-        path,
-        data,
-        header.get("mode"),
-        header.get("tool_args"),
-        header.get("overrides"),
-    )
 
 
 def _plain(trajectory: Trajectory) -> list[dict[str, Any]]:

@@ -135,7 +135,7 @@ def test_valid_values_are_accepted(factory: Callable[..., Any], mode: str, args_
 
 @pytest.mark.parametrize("factory", FACTORIES)
 def test_valid_overrides_are_accepted(factory: Callable[..., Any]) -> None:
-    def matcher(output_args: dict[str, Any], reference_args: dict[str, Any]) -> bool:
+    def matcher(_output_args: dict[str, Any], _reference_args: dict[str, Any]) -> bool:
         return True
 
     overrides: dict[str, Any] = {
@@ -146,7 +146,7 @@ def test_valid_overrides_are_accepted(factory: Callable[..., Any]) -> None:
         "e": ["city", "filters.unit"],
         "f": ("city",),
         "g": matcher,
-        "h": lambda output_args, reference_args: True,
+        "h": lambda _output_args, _reference_args: True,
     }
     evaluator = factory(tool_args_match_overrides=overrides)
     config = evaluator.config

@@ -7,21 +7,13 @@ Plain pytest asserts only: these tests check the examples themselves, not the pl
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+import scripted_agents as agents  # on sys.path through the root conftest.py
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
-
-# examples/ is not a package; put it on sys.path so `import scripted_agents` finds it.
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
-if str(EXAMPLES_DIR) not in sys.path:
-    sys.path.insert(0, str(EXAMPLES_DIR))
-
-import scripted_agents as agents  # noqa: E402
 
 
 def ask(question: str) -> Any:

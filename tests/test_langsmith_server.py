@@ -113,8 +113,10 @@ def _retries(total: int) -> Retry:
     [("multipart", True), ("legacy", True), ("legacy", False)],
     ids=["multipart", "legacy-batch", "legacy-unbatched"],
 )
+@pytest.mark.usefixtures("langsmith_env")
 def test_real_client_round_trip(
-    langsmith_env: pytest.MonkeyPatch, mode: Mode, batched: bool
+    mode: Mode,
+    batched: bool,
 ) -> None:
     with FakeLangSmith(mode=mode) as server:
         client = _make_client(server.url, auto_batch_tracing=batched)
@@ -197,7 +199,8 @@ def test_real_client_round_trip(
         assert session["reference_dataset_id"] == str(dataset.id)
 
 
-def test_client_reads_back_what_it_wrote(langsmith_env: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("langsmith_env")
+def test_client_reads_back_what_it_wrote() -> None:
     with FakeLangSmith() as server:
         client = _make_client(server.url, auto_batch_tracing=False)
         try:
@@ -328,7 +331,8 @@ def test_fault_429_carries_retry_after() -> None:
     assert [r.status for r in server.requests] == [429]
 
 
-def test_fault_429_surfaces_in_the_real_client(langsmith_env: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("langsmith_env")
+def test_fault_429_surfaces_in_the_real_client() -> None:
     # By default urllib3 retries a 429 three times beneath the client, backing off
     # 0 + 1 + 2 s (Retry-After: 0 does not shorten that); one retry keeps this fast.
     with FakeLangSmith(fault="429") as server:
@@ -342,7 +346,7 @@ def test_fault_429_surfaces_in_the_real_client(langsmith_env: pytest.MonkeyPatch
 
 
 def test_fault_on_narrows_the_fault() -> None:
-    with FakeLangSmith(fault="500", fault_on=lambda method, path: path == "/runs/batch") as server:
+    with FakeLangSmith(fault="500", fault_on=lambda _method, path: path == "/runs/batch") as server:
         assert _get(server.url + "/info")[0] == 200
         request = urllib.request.Request(
             server.url + "/runs/batch",
@@ -388,7 +392,8 @@ def test_refused_url_refuses() -> None:
     assert isinstance(excinfo.value.reason, ConnectionRefusedError)
 
 
-def test_refused_url_in_the_real_client(langsmith_env: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("langsmith_env")
+def test_refused_url_in_the_real_client() -> None:
     # No urllib3 retries: by default it backs off 0 + 1 + 2 s before giving up.
     client = _make_client(refused_url(), auto_batch_tracing=False, retry_config=_retries(total=0))
     try:

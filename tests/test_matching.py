@@ -626,7 +626,7 @@ def test_override_callable_receives_output_args_then_reference_args() -> None:
 
 
 def test_override_callable_rejection_is_a_problem() -> None:
-    def never(output_args: dict[str, Any], reference_args: dict[str, Any]) -> bool:
+    def never(_output_args: dict[str, Any], _reference_args: dict[str, Any]) -> bool:
         return False
 
     report = match(

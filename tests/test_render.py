@@ -131,7 +131,7 @@ def test_key_list_path_missing_on_both_sides() -> None:
 
 
 def test_callable_rejection_says_so() -> None:
-    def same_city(output_args: dict[str, Any], reference_args: dict[str, Any]) -> bool:
+    def same_city(_output_args: dict[str, Any], _reference_args: dict[str, Any]) -> bool:
         return False
 
     same = [user(), ai(("f", {"a": 1}))]

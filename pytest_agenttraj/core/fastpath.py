@@ -98,7 +98,10 @@ def _may_walk(value: Any) -> bool:
     return True
 
 
-def _walk(value: list[Any], valid: set[str], *, known_only: bool = False) -> _Skeleton | None:
+# One loop with every check inline: it is the cost of each passing evaluation.
+def _walk(  # noqa: C901
+    value: list[Any], valid: set[str], *, known_only: bool = False
+) -> _Skeleton | None:
     """The skeleton of ``value`` when it is a list of plain chat dicts, else ``None``.
 
     Each distinct arguments text is parsed once to check it, and remembered in ``valid``; the

@@ -91,20 +91,24 @@ def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, Mapping):
-                text = block.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
-                elif block.get("type") in ("thinking", "reasoning"):
-                    thought = block.get("thinking") or block.get("reasoning")
-                    if isinstance(thought, str):
-                        parts.append(f"[thinking] {thought}")
-        return "\n".join(parts)
+        return "\n".join(text for text in map(_block_text, content) if text is not None)
     try:
         return str(content)
     except Exception:  # content is never matched: a broken __str__ must not break a comparison
         return f"<unprintable {type(content).__name__}>"
+
+
+def _block_text(block: Any) -> str | None:
+    """The text of one content block (thinking marked as such), ``None`` for other blocks."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, Mapping):
+        return None
+    text = block.get("text")
+    if isinstance(text, str):
+        return text
+    if block.get("type") in ("thinking", "reasoning"):
+        thought = block.get("thinking") or block.get("reasoning")
+        if isinstance(thought, str):
+            return f"[thinking] {thought}"
+    return None

@@ -24,8 +24,14 @@ Identity = tuple[str, str, int]
 
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read and check a baseline report; ``BaselineError`` names the file and the problem."""
+    document = _parse(path, _read(path))
+    _check_results(path, document["results"])
+    return document
+
+
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BaselineError(
             f"baseline {path} does not exist; create one with --trajectory-report={path} "
@@ -33,6 +39,10 @@ def load_baseline(path: Path) -> dict[str, Any]:
         ) from None
     except OSError as error:
         raise BaselineError(f"baseline {path} cannot be read: {error}") from None
+
+
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    """The report document, checked to be one of this version."""
     if not text.strip():
         raise BaselineError(f"baseline {path} is empty; it must be a --trajectory-report file")
     try:
@@ -53,7 +63,10 @@ def load_baseline(path: Path) -> dict[str, Any]:
             f"baseline {path} has report version {version!r}; this pytest-agenttraj reads "
             f"version {REPORT_VERSION}: make a new baseline with this version"
         )
-    results = document["results"]
+    return document
+
+
+def _check_results(path: Path, results: Any) -> None:
     if not isinstance(results, list):
         raise BaselineError(f"baseline {path}: 'results' must be a list")
     for number, result in enumerate(results):
@@ -61,7 +74,6 @@ def load_baseline(path: Path) -> dict[str, Any]:
             raise BaselineError(f"baseline {path}: result {number} has no 'nodeid'")
         if not isinstance(result.get("key"), str):
             raise BaselineError(f"baseline {path}: result {number} has no 'key'")
-    return document
 
 
 def identity(record: Mapping[str, Any]) -> Identity:

@@ -25,7 +25,7 @@ class ReportFile:
         self.error: str | None = None
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self) -> None:
         results = self.session.results
         document = results.to_json(settings=self.session.settings.as_json())
         try:

@@ -227,7 +227,7 @@ class TrajectorySession:
         if _ATTEMPT not in item.stash:  # a repeated test's runner attaches them at the end
             self.attach(report, [record for _, record, _ in evaluations])
         if report.failed and call.excinfo is not None:
-            self._explain(item, call, report, evaluations)
+            self._explain(call, report, evaluations)
         if call.when == "teardown" and self.tagged_groups is not None:
             self._tag(item, report)
         return report
@@ -241,7 +241,6 @@ class TrajectorySession:
 
     def _explain(
         self,
-        item: pytest.Item,
         call: pytest.CallInfo[None],
         report: pytest.TestReport,
         evaluations: list[tuple[str, dict[str, Any], Evaluation]],

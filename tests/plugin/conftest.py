@@ -4,27 +4,19 @@ that keeps pytest-asyncio quiet, and runs can be repeated under pytest-xdist."""
 from __future__ import annotations
 
 import pytest
+from scripted_agents import weather_reference
 
-PROJECT_CONFTEST = '''
+PROJECT_CONFTEST = f'''
 import copy
 import pytest
 
-REFERENCE = [
-    {"role": "user", "content": "What's the weather in 苏州?"},
-    {"role": "assistant", "content": "", "tool_calls": [
-        {"function": {"name": "look_up_location_code", "arguments": '{"city": "苏州"}'}}]},
-    {"role": "tool", "content": "location-123"},
-    {"role": "assistant", "content": "", "tool_calls": [
-        {"function": {"name": "get_weather", "arguments": '{"location_code": "location-123"}'}}]},
-    {"role": "tool", "content": "Sunny, 22°C"},
-    {"role": "assistant", "content": "It's sunny and 22°C in 苏州."},
-]
+REFERENCE = {weather_reference()!r}
 
 
 def with_code(code):
     """The reference with get_weather called for another location code."""
     out = copy.deepcopy(REFERENCE)
-    out[3]["tool_calls"][0]["function"]["arguments"] = '{"location_code": "%s"}' % code
+    out[3]["tool_calls"][0]["function"]["arguments"] = '{{"location_code": "%s"}}' % code
     return out
 
 

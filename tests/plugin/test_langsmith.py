@@ -489,11 +489,11 @@ def test_tracking_off_turns_our_logging_off(
 # ------------------------------------------------------------------ faults
 
 
-def _tracked_paths(method: str, path: str) -> bool:
+def _tracked_paths(_method: str, path: str) -> bool:
     return path != "/info"
 
 
-def _uploads(method: str, path: str) -> bool:
+def _uploads(_method: str, path: str) -> bool:
     return path.startswith(("/runs", "/feedback", "/examples", "/v1/platform"))
 
 
@@ -665,9 +665,8 @@ def test_probe_reports_each_fault_in_words() -> None:
     assert "connection refused" in str(probe(refused_url()).reason)
 
 
-def test_the_guard_stops_at_the_first_failure_without_retrying(
-    langsmith_env: pytest.MonkeyPatch,
-) -> None:
+@pytest.mark.usefixtures("langsmith_env")
+def test_the_guard_stops_at_the_first_failure_without_retrying() -> None:
     from langsmith.utils import LangSmithError
 
     from pytest_agenttraj.integrations.langsmith.link import Link, Verdict
@@ -684,7 +683,8 @@ def test_the_guard_stops_at_the_first_failure_without_retrying(
         link.client.cleanup()
 
 
-def test_the_guard_refuses_after_the_deadline(langsmith_env: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("langsmith_env")
+def test_the_guard_refuses_after_the_deadline() -> None:
     from langsmith.utils import LangSmithError
 
     from pytest_agenttraj.integrations.langsmith.link import Link, Verdict

@@ -419,15 +419,21 @@ def finish_suites(client: langsmith.Client, guard: Guard) -> None:
             if not any(other is suite for suite in ours):
                 atexit.register(end, other)
     for suite in ours:
-        shutdown = getattr(suite, "shutdown", None)
-        if callable(shutdown):
-            shutdown()  # waits for the suite's pending uploads (each bounded by the guard)
-        if callable(end) and not guard.tripped:
-            try:
-                end(suite)
-            except Exception as error:  # the guard records request failures; note the rest
-                if not guard.tripped:
-                    guard.reject(f"finishing the experiment raised {type(error).__name__}")
+        _finish_suite(suite, end if callable(end) else None, guard)
+
+
+def _finish_suite(suite: Any, end: Any, guard: Guard) -> None:
+    """Wait for one suite's uploads, then end it as langsmith would at exit (``end``)."""
+    shutdown = getattr(suite, "shutdown", None)
+    if callable(shutdown):
+        shutdown()  # waits for the suite's pending uploads (each bounded by the guard)
+    if end is None or guard.tripped:
+        return
+    try:
+        end(suite)
+    except Exception as error:  # the guard records request failures; note the rest
+        if not guard.tripped:
+            guard.reject(f"finishing the experiment raised {type(error).__name__}")
 
 
 def logged_reference_outputs() -> Mapping[str, Any]:

@@ -66,6 +66,9 @@ def _role(item: Any) -> str | None:
     return role if isinstance(role, str) else None
 
 
+_NOT_SCALAR = object()
+
+
 class _Converter:
     def __init__(self, secret: str | None) -> None:
         self.secret = secret if secret and len(secret) >= 4 else None
@@ -80,6 +83,27 @@ class _Converter:
     def convert(self, value: Any, depth: int, seen: frozenset[int]) -> Any:
         if isinstance(value, enum.Enum):
             return self.convert(value.value, depth + 1, seen)
+        scalar = self.scalar(value)
+        if scalar is not _NOT_SCALAR:
+            return scalar
+        if depth >= MAX_DEPTH:
+            return self.text(f"<{type(value).__name__} nested too deep>")
+        if id(value) in seen:
+            return f"<cycle: {type(value).__name__}>"
+        inner = seen | {id(value)}
+        if isinstance(value, Mapping):
+            return self.mapping(value.items(), len(value), depth, inner)
+        if isinstance(value, tuple) and hasattr(value, "_asdict"):  # named tuples (our Message)
+            return self.mapping(value._asdict().items(), len(value), depth, inner)
+        if isinstance(value, list | tuple | set | frozenset) or type(value).__name__ == "deque":
+            return self.sequence(value, depth, inner)
+        dumped = self.structured(value)
+        if dumped is not None:
+            return self.convert(dumped, depth + 1, inner)
+        return self.text(self.describe(value))
+
+    def scalar(self, value: Any) -> Any:
+        """A value without parts as JSON, or ``_NOT_SCALAR``."""
         if value is None or isinstance(value, bool | int):
             return value
         if isinstance(value, float):
@@ -92,25 +116,14 @@ class _Converter:
             return value.isoformat()
         if isinstance(value, uuid.UUID | Decimal | PurePath | datetime.timedelta | complex):
             return str(value)
-        if depth >= MAX_DEPTH:
-            return self.text(f"<{type(value).__name__} nested too deep>")
-        if id(value) in seen:
-            return f"<cycle: {type(value).__name__}>"
-        inner = seen | {id(value)}
-        if isinstance(value, Mapping):
-            return self.mapping(value.items(), len(value), depth, inner)
-        if isinstance(value, tuple) and hasattr(value, "_asdict"):  # named tuples (our Message)
-            return self.mapping(value._asdict().items(), len(value), depth, inner)
-        if isinstance(value, list | tuple | set | frozenset) or type(value).__name__ == "deque":
-            items = sorted(value, key=repr) if isinstance(value, set | frozenset) else list(value)
-            out = [self.convert(v, depth + 1, inner) for v in items[:MAX_ITEMS]]
-            if len(items) > MAX_ITEMS:
-                out.append(f"... {len(items) - MAX_ITEMS} more items")
-            return out
-        dumped = self.structured(value)
-        if dumped is not None:
-            return self.convert(dumped, depth + 1, inner)
-        return self.text(self.describe(value))
+        return _NOT_SCALAR
+
+    def sequence(self, value: Any, depth: int, seen: frozenset[int]) -> list[Any]:
+        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else list(value)
+        out = [self.convert(v, depth + 1, seen) for v in items[:MAX_ITEMS]]
+        if len(items) > MAX_ITEMS:
+            out.append(f"... {len(items) - MAX_ITEMS} more items")
+        return out
 
     def mapping(self, items: Any, size: int, depth: int, seen: frozenset[int]) -> dict[str, Any]:
         out: dict[str, Any] = {}

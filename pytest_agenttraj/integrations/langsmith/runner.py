@@ -94,18 +94,7 @@ def make_runner(
     raised propagates; one raised before the body started means tracking failed, and
     ``fallback`` (the bare test) runs instead; one raised after a passing body is dropped."""
 
-    def settle(error: Exception) -> Callable[[Mapping[str, Any]], Any] | None:
-        """After ``attempt`` raised ``error``: what to run instead (``None``: re-raise)."""
-        if fallback is None:
-            return None
-        if not case.entered:
-            on_untracked(case, error)
-            return fallback
-        if case.body_done and case.body_error is None:
-            on_late(case, error)
-            return _nothing
-        return None
-
+    settle = functools.partial(_instead, fallback, case, on_untracked, on_late)
     if is_async:
 
         async def async_runner(**testargs: Any) -> Any:
@@ -129,6 +118,25 @@ def make_runner(
             return instead(testargs)
 
     return runner
+
+
+def _instead(
+    fallback: Callable[[Mapping[str, Any]], Any] | None,
+    case: Case,
+    on_untracked: Hook,
+    on_late: Hook,
+    error: Exception,
+) -> Callable[[Mapping[str, Any]], Any] | None:
+    """After the tracked attempt raised ``error``: what to run instead (``None``: re-raise)."""
+    if fallback is None:
+        return None
+    if not case.entered:
+        on_untracked(case, error)
+        return fallback
+    if case.body_done and case.body_error is None:
+        on_late(case, error)
+        return _nothing
+    return None
 
 
 def _nothing(testargs: Mapping[str, Any]) -> None:

@@ -150,7 +150,13 @@ class LangSmithSink:
             return
         if not (ours or users) or self.config.option.collectonly:
             return
-        link = self._connect()
+        self._track(ours, users, self._connect())
+
+    def _track(
+        self, ours: list[pytest.Function], users: list[pytest.Function], link: Link | None
+    ) -> None:
+        """Make each test a case; with LangSmith there, give langsmith's plugin the bounded
+        client through the ``langsmith`` marker."""
         for item in ours:
             item.stash[_CASE] = Case(item.nodeid, "ours", managed=True, live=link is not None)
             if link is not None and self._fits_live_table(item):
@@ -290,7 +296,7 @@ class LangSmithSink:
         self._count_untracked(case)
         self._failed(f"tracking a test raised {self._describe(error)}")
 
-    def _late(self, case: Case, error: BaseException) -> None:
+    def _late(self, _case: Case, error: BaseException) -> None:
         """Tracking failed after the test's body passed: the test passes."""
         self._failed(f"closing a tracked test raised {self._describe(error)}")
 
@@ -365,12 +371,7 @@ class LangSmithSink:
             return
         case = item.stash.get(_CASE, None)
         if case is None:
-            if self.enabled:
-                with self._lock:
-                    self.stats.untracked_evaluations += 1
-                    if not item.stash.get(_COUNTED, False):
-                        item.stash[_COUNTED] = True
-                        self.stats.untracked_evaluation_tests += 1
+            self._count_untracked_evaluation(item)
             return
         if not case.live or case.untracked:
             return
@@ -393,6 +394,16 @@ class LangSmithSink:
         case.add_pending(evaluation, by_caller)
         if current is not None and current is case.run:
             self._log_pending(case)
+
+    def _count_untracked_evaluation(self, item: pytest.Item) -> None:
+        """An evaluation in a test that is not tracked: counted, for the summary's hint."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self.stats.untracked_evaluations += 1
+            if not item.stash.get(_COUNTED, False):
+                item.stash[_COUNTED] = True
+                self.stats.untracked_evaluation_tests += 1
 
     def _finish(self, case: Case) -> None:
         """Runs in the test's own run context right after its body: log what is still pending

@@ -1,0 +1,47 @@
+"""What the test suite and the examples share: the pytester plugin, the weather agent's reference
+trajectory and scripted chat models (both from ``examples/scripted_agents.py``), as fixtures.
+
+``examples/`` is not a package: it goes on ``sys.path`` here, so ``import scripted_agents`` works
+in tests as it does in the examples. langchain loads only when a fixture below is used.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+if str(EXAMPLES) not in sys.path:
+    sys.path.insert(0, str(EXAMPLES))
+
+
+@pytest.fixture
+def seed_reference() -> list[dict[str, Any]]:
+    """The weather agent's reference trajectory (a fresh copy per test)."""
+    from scripted_agents import weather_reference
+
+    return weather_reference()
+
+
+@pytest.fixture
+def scripted_model() -> Callable[..., Any]:
+    """``scripted_model(*replies, **fields)``: a langchain-core chat model that answers each call
+    with the next reply (an ``AIMessage`` or a string); no network, no API key.
+
+    Example::
+
+        def test_judge(scripted_model):
+            model = scripted_model('{"reasoning": "fine", "score": true}')
+    """
+    from scripted_agents import ScriptedChatModel
+
+    def make(*replies: Any, **fields: Any) -> Any:
+        return ScriptedChatModel(list(replies), **fields)
+
+    return make
