@@ -21,7 +21,7 @@ lint: install
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 demo: install
 	$(BIN)/python examples/run_demo.py

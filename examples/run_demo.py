@@ -25,7 +25,17 @@ def _banner(text: str) -> None:
 
 
 def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    # Plugins the examples do not use stay off (hypothesis comes with the dev extra).
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        *args,
+    ]
     prefix = "".join(f"{name}={value} " for name, value in (env or {}).items())
     print(f"$ {prefix}pytest " + " ".join(args), flush=True)
     return subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}).returncode

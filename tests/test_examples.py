@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.demo
 def test_the_demo_sessions_end_as_described() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "run_demo.py")],

@@ -74,7 +74,17 @@ TRACKED_ENDPOINTS: dict[Mode, set[str]] = {
 
 # The inner session runs without this project's plugin, which others edit
 # concurrently, and without unrelated plugins that only add noise.
-INNER_ARGS = ("-p", "no:cacheprovider", "-p", "no:agenttraj", "-p", "no:asyncio", "-q")
+INNER_ARGS = (
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:agenttraj",
+    "-p",
+    "no:asyncio",
+    "-p",
+    "no:hypothesispytest",
+    "-q",
+)
 
 
 def _get(url: str, timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:

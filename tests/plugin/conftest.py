@@ -25,9 +25,15 @@ def reference():
     return copy.deepcopy(REFERENCE)
 '''
 
-PROJECT_INI = """
+# Inner projects use no hypothesis; its plugin costs about 0.8 s of start-up in every process
+# (the xdist workers of an inner run included). Those of the ``project`` fixture do not log to
+# LangSmith either (tests/plugin/test_langsmith.py runs langsmith's plugin), another second.
+INNER_ADDOPTS = "addopts = -p no:hypothesispytest"
+
+PROJECT_INI = f"""
 [pytest]
 asyncio_default_fixture_loop_scope = function
+{INNER_ADDOPTS} -p no:langsmith_plugin
 """
 
 

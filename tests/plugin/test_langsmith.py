@@ -22,6 +22,8 @@ from typing import Any, NamedTuple
 import pytest
 from langsmith_server import FakeLangSmith, Mode, refused_url
 
+from .conftest import INNER_ADDOPTS
+
 KEY = "lsv2_sk_agenttraj_test_key_0123456789abcdef"
 """The API key every run gets; it must not show up anywhere but the request headers."""
 
@@ -208,7 +210,8 @@ def _run(
 
 
 def _project(pytester: pytest.Pytester, tests: str, *, ini: str = "") -> None:
-    pytester.makeini(f"[pytest]\nasyncio_default_fixture_loop_scope = function\n{ini}")
+    addopts = "" if "addopts" in ini else INNER_ADDOPTS
+    pytester.makeini(f"[pytest]\nasyncio_default_fixture_loop_scope = function\n{addopts}\n{ini}")
     pytester.makeconftest(CONFTEST_TIMING)
     pytester.makepyfile(test_agent=tests)
 
@@ -395,7 +398,7 @@ def test_langsmith_output_with_ours_loaded_first(
 def test_langsmith_output_without_langsmiths_plugin(
     pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
 ) -> None:
-    _project(pytester, FAULT_TESTS, ini="addopts = --strict-markers")
+    _project(pytester, FAULT_TESTS, ini="addopts = -p no:hypothesispytest --strict-markers")
     with FakeLangSmith() as server:
         run = _run(
             pytester, langsmith_env, server.url, "-p", "no:langsmith_plugin", "--langsmith-output"
@@ -501,12 +504,12 @@ FAULTS = [
     pytest.param("refused", "multipart", None, "connection refused", id="refused"),
     pytest.param("500", "multipart", None, "/info answered 500", id="500"),
     pytest.param("429", "multipart", None, "/info answered 429", id="429"),
-    pytest.param("hang", "multipart", None, "/info: no answer within 2 s", id="hang"),
+    pytest.param("hang", "multipart", None, "/info: no answer within 0.5 s", id="hang"),
     pytest.param(
         "500", "multipart", _tracked_paths, "GET /datasets answered 500", id="500-after-probe"
     ),
     pytest.param("429", "legacy", _uploads, "answered 429", id="429-uploads"),
-    pytest.param("hang", "legacy", _uploads, "no answer within 5 s", id="hang-uploads"),
+    pytest.param("hang", "legacy", _uploads, "no answer within 1 s", id="hang-uploads"),
 ]
 
 
@@ -520,6 +523,8 @@ def test_a_langsmith_fault_changes_no_outcome(
     reason: str,
 ) -> None:
     _project(pytester, FAULT_TESTS, ini="filterwarnings = error")
+    # the defaults (2 s probe, 5 s read, 8 s drain) work the same, only slower
+    langsmith_env.setenv(TIMEOUTS_ENV, "probe=0.5,connect=0.5,read=1,drain=2")
     if fault == "refused":
         run = _run(pytester, langsmith_env, refused_url(), "--trajectory-langsmith")
         server = None
@@ -571,6 +576,10 @@ def test_an_error_after_a_passing_body_changes_no_outcome(
 
 # ------------------------------------------------------------------ in-process units
 
+from pytest_agenttraj.integrations.langsmith.options import (  # noqa: E402
+    TIMEOUTS_ENV,
+    Timeouts,
+)
 from pytest_agenttraj.integrations.langsmith.payload import REDACTED, input_messages, to_payload  # noqa: E402
 from pytest_agenttraj.integrations.langsmith.stats import LangSmithStats  # noqa: E402
 
@@ -733,3 +742,24 @@ def test_bad_ini_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*invalid trajectory_langsmith (*'sometimes'*): use true or false*"]
     )
+
+
+def test_timeouts_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(TIMEOUTS_ENV, raising=False)
+    assert Timeouts.from_env() == Timeouts(probe=2.0, connect=3.0, read=5.0, drain=8.0)
+    monkeypatch.setenv(TIMEOUTS_ENV, " read=10, drain=20.5 ")
+    assert Timeouts.from_env() == Timeouts(probe=2.0, connect=3.0, read=10.0, drain=20.5)
+    for bad in ("read", "read=0", "read=-1", "reed=3", "read=x", "read=1,,drain=2"):
+        monkeypatch.setenv(TIMEOUTS_ENV, bad)
+        with pytest.raises(pytest.UsageError, match=f"invalid {TIMEOUTS_ENV} .*e.g. read=10"):
+            Timeouts.from_env()
+
+
+def test_bad_timeouts_are_a_usage_error_when_logging_is_on(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    _project(pytester, FAULT_TESTS)
+    langsmith_env.setenv(TIMEOUTS_ENV, "read=soon")
+    result = pytester.runpytest_subprocess("--trajectory-langsmith", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*invalid {TIMEOUTS_ENV} 'read=soon'*"])

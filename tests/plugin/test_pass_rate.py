@@ -7,9 +7,12 @@ import pytest
 
 from pytest_agenttraj.gating.pass_rate import TestFacts, Threshold, parse_thresholds, tally
 
-INI = """
+from .conftest import INNER_ADDOPTS
+
+INI = f"""
 [pytest]
 asyncio_default_fixture_loop_scope = function
+{INNER_ADDOPTS}
 markers =
     smoke: quick checks
 """

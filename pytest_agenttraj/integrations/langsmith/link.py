@@ -4,15 +4,17 @@ enabled (it imports langsmith and requests).
 
 How a LangSmith outage is kept from changing the run:
 
-* ``probe`` asks ``GET {endpoint}/info`` once, with a 2 s timeout, before any test runs; when it
-  fails nothing is tracked.
+* ``probe`` asks ``GET {endpoint}/info`` once, with a short timeout, before any test runs; when
+  it fails nothing is tracked.
 * Every request of the client goes through ``GuardedSession``: short timeouts (never past the
   session's deadline), and after the first failure (no connection, no answer, 5xx, 429, 401/403)
   the guard *trips*: that request and every later one is answered at once with a synthetic 503.
   langsmith does not retry a 503 (nor sleep between attempts), so background uploads, the
   exit-time flush and langsmith's ``atexit`` work all finish in milliseconds instead of minutes.
 * ``Link.drain`` waits for the pending uploads at the end of the session for at most
-  ``DRAIN_SECONDS``; past that deadline the guard refuses every request.
+  ``Timeouts.drain``; past that deadline the guard refuses every request.
+
+The timeouts are :class:`.options.Timeouts`.
 """
 
 from __future__ import annotations
@@ -37,11 +39,9 @@ import requests
 from langsmith import utils as ls_utils
 from urllib3.util import Retry
 
+from .options import Timeouts
+
 __all__ = [
-    "CONNECT_SECONDS",
-    "DRAIN_SECONDS",
-    "PROBE_SECONDS",
-    "READ_SECONDS",
     "Guard",
     "GuardedSession",
     "Link",
@@ -52,10 +52,7 @@ __all__ = [
     "public_url",
 ]
 
-PROBE_SECONDS = 2.0
-CONNECT_SECONDS = 3.0
-READ_SECONDS = 5.0
-DRAIN_SECONDS = 8.0
+_DEFAULTS = Timeouts()
 STOPPED = "stopped by pytest-agenttraj"
 """Text in every synthetic answer; langsmith's own log lines about them are dropped."""
 
@@ -107,7 +104,7 @@ class Verdict:
         return cls(bool(data.get("ok")), data.get("reason"), data.get("info"))
 
 
-def probe(api_url: str, timeout: float = PROBE_SECONDS) -> Verdict:
+def probe(api_url: str, timeout: float = _DEFAULTS.probe) -> Verdict:
     """``GET {api_url}/info`` once: is LangSmith there, and what does it support?"""
     url = f"{api_url.rstrip('/')}/info"
     shown = f"GET {public_url(url)}"
@@ -144,7 +141,7 @@ def _describe_os_error(error: object, timeout: float) -> str:
 class Guard:
     """Shared by every request of one client: the first failure, the deadline, and counters."""
 
-    def __init__(self, *, connect: float = CONNECT_SECONDS, read: float = READ_SECONDS) -> None:
+    def __init__(self, *, connect: float = _DEFAULTS.connect, read: float = _DEFAULTS.read) -> None:
         self._lock = threading.Lock()
         self.connect = connect
         self.read = read
@@ -278,8 +275,16 @@ def quiet_stopped_uploads() -> None:
 class Link:
     """One process's connection: the guarded client and what the sink learned through it."""
 
-    def __init__(self, verdict: Verdict, *, api_url: str, key: str | None) -> None:
-        self.guard = Guard()
+    def __init__(
+        self,
+        verdict: Verdict,
+        *,
+        api_url: str,
+        key: str | None,
+        timeouts: Timeouts = _DEFAULTS,
+    ) -> None:
+        self.timeouts = timeouts
+        self.guard = Guard(connect=timeouts.connect, read=timeouts.read)
         self.api_url = api_url
         self.session = GuardedSession(self.guard)
         retry = Retry(
@@ -301,7 +306,7 @@ class Link:
                 api_key=key,
                 session=self.session,
                 retry_config=retry,
-                timeout_ms=(int(CONNECT_SECONDS * 1000), int(READ_SECONDS * 1000)),
+                timeout_ms=(int(timeouts.connect * 1000), int(timeouts.read * 1000)),
                 info=dict(verdict.info) if verdict.info else None,
             )
         self._datasets: dict[str, Any] = {}
@@ -353,13 +358,16 @@ class Link:
         url = getattr(project, "url", None)
         return url if isinstance(url, str) else None
 
-    def drain(self, seconds: float = DRAIN_SECONDS) -> bool:
+    def drain(self, seconds: float | None = None) -> bool:
         """Send what is pending, at most ``seconds``; afterwards every request is refused.
 
         langsmith finishes its test suites (pending results, examples, feedback, then the
         experiment's metadata) at interpreter exit; here they are finished now, inside the
-        deadline, and the client's run queue is flushed. True when everything was sent.
+        deadline (``Timeouts.drain`` unless ``seconds`` is given), and the client's run queue is
+        flushed. True when everything was sent.
         """
+        if seconds is None:
+            seconds = self.timeouts.drain
         self.guard.deadline = time.monotonic() + seconds
         done = threading.Event()
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .case import Case, parameters, pick, unlogged
-from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
+from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
 from .payload import REDACTED, input_messages, to_payload
 from .runner import body_of, make_runner, within
 from .selection import TrajectoryTests
@@ -56,6 +56,7 @@ class LangSmithSink:
         self.switch = switch(config)
         self.tracking_off = tracking_disabled()
         self.enabled = self.switch is not None and not self.tracking_off
+        self.timeouts = Timeouts.from_env() if self.enabled else Timeouts()
         self.is_worker = hasattr(config, "workerinput")
         pm = config.pluginmanager
         self.langsmith_active = any(pm.get_plugin(name) is not None for name in LANGSMITH_PLUGINS)
@@ -102,7 +103,7 @@ class LangSmithSink:
     def _probe(self) -> Verdict:
         from .link import endpoint, probe
 
-        return probe(endpoint())
+        return probe(endpoint(), self.timeouts.probe)
 
     def _connect(self) -> Link | None:
         """The process's link to LangSmith, made once; ``None`` when LangSmith is not there."""
@@ -123,7 +124,7 @@ class LangSmithSink:
         from langsmith import utils as ls_utils
 
         try:
-            self.link = Link(verdict, api_url=endpoint(), key=self.secret)
+            self.link = Link(verdict, api_url=endpoint(), key=self.secret, timeouts=self.timeouts)
         except (ls_utils.LangSmithError, ValueError) as error:
             self.stats.fail(f"could not create a LangSmith client: {self._describe(error)}")
         return self.link
