@@ -170,3 +170,12 @@ def test_baseline_made_with_other_settings_is_flagged(project: pytest.Pytester) 
         ]
     )
     assert result.ret == pytest.ExitCode.OK
+
+
+def test_collect_only_is_not_judged(
+    project: pytest.Pytester, baseline: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BROKEN", "weather")
+    result = project.runpytest(baseline, "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert "trajectory baseline" not in result.stdout.str()

@@ -233,3 +233,21 @@ def test_parse_and_tally_without_pytest_runs() -> None:
     assert not counted.meets(0.51)
     grouped = tally(tests, "g")
     assert (grouped.passed, grouped.failed, grouped.skipped) == (1, 1, 1)
+
+
+def test_a_missed_gate_fails_a_run_that_collected_nothing(project: pytest.Pytester) -> None:
+    project.makepyfile(test_nothing="")
+    assert project.runpytest().ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result = project.runpytest("--trajectory-min-pass-rate=0.5")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*no evaluations counted for the session*: the session fails"])
+
+
+def test_collect_only_is_not_judged(gated: pytest.Pytester) -> None:
+    gated.makepyfile(
+        "from pytest_agenttraj import exact_match\n"
+        "def test_x():\n    exact_match(outputs=1, reference_outputs=2)\n"
+    )
+    result = gated.runpytest("--trajectory-min-pass-rate=1.0", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert "trajectory pass rate" not in result.stdout.str()
