@@ -17,9 +17,38 @@ from .diff import render_text
 from .evaluators.result import EvaluatorResult
 from .evaluators.scope import announce, current_scope
 from .evaluators.trajectory import evaluate_trajectory
-from .references import evaluate_reference_file, resolve_reference
+from .references import evaluate_reference_file, resolve_reference, with_header
 
-__all__ = ["TrajectoryMismatch", "assert_trajectory"]
+__all__ = ["TrajectoryMismatch", "assert_trajectory", "refuse_keywords"]
+
+_KEYWORDS = ("mode", "tool_args", "overrides")
+_OPENEVALS_NAMES = {
+    "trajectory_match_mode": "mode",
+    "tool_args_match_mode": "tool_args",
+    "tool_args_match_overrides": "overrides",
+    "reference": "reference_outputs",
+    "reference_trajectory": "reference_outputs",
+    "outputs_trajectory": "outputs",
+}
+
+
+def refuse_keywords(function: str, unknown: Mapping[str, Any]) -> None:
+    """A ``TypeError`` for keywords ``function`` does not take, naming the one that was meant
+    (openevals' factory names, or the closest spelling)."""
+    if not unknown:
+        return
+    import difflib
+
+    hints = []
+    for name in unknown:
+        meant = _OPENEVALS_NAMES.get(name) or next(
+            iter(difflib.get_close_matches(name, _KEYWORDS, n=1, cutoff=0.6)), None
+        )
+        hints.append(f"{name!r} (did you mean {meant!r}?)" if meant else repr(name))
+    raise TypeError(
+        f"{function}() got unexpected keyword argument(s) {', '.join(hints)}; "
+        f"it takes outputs, reference_outputs, {', '.join(_KEYWORDS)}"
+    )
 
 
 class TrajectoryMismatch(AssertionError):
@@ -47,6 +76,7 @@ def assert_trajectory(
     mode: str | None = None,
     tool_args: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    **unknown: Any,
 ) -> EvaluatorResult:
     """Return the evaluation result if ``outputs`` matches ``reference_outputs``, else raise
     ``TrajectoryMismatch`` with a readable diff.
@@ -64,23 +94,20 @@ def assert_trajectory(
         assert_trajectory(result["messages"], "weather.yaml")
     """
     __tracebackhide__ = True
+    refuse_keywords("assert_trajectory", unknown)
     scope = current_scope()
     reference_file = resolve_reference(reference_outputs, scope)
     marker = scope.marker_keys if scope else frozenset()
     header = reference_file.header() if reference_file is not None else {}
 
-    def pick(explicit: Any, key: str, default: Any) -> Any:
-        if explicit is not None:
-            return explicit
-        if key in header and key not in marker:
-            return header[key]
-        return getattr(scope, key) if scope else default
-
-    config = make_config(
-        pick(mode, "mode", "strict"),
-        pick(tool_args, "tool_args", "exact"),
-        pick(overrides, "overrides", None),
+    given = {"mode": mode, "tool_args": tool_args, "overrides": overrides}
+    base = make_config(
+        mode if mode is not None else (scope.mode if scope else "strict"),
+        tool_args if tool_args is not None else (scope.tool_args if scope else "exact"),
+        overrides if overrides is not None else (scope.overrides if scope else None),
     )
+    locked = marker | {key for key, value in given.items() if value is not None}
+    config = with_header(base, header, frozenset(locked))
     extra: dict[str, Any] = {}
     started = time.perf_counter()
     if reference_file is not None:

@@ -48,7 +48,10 @@ class ReferenceResolver(Protocol):
     """Finds a test's reference files (the plugin knows the test file and the project root);
     what it returns is a ``pytest_agenttraj.references.ReferenceFile``."""
 
-    update: bool
+    @property
+    def update(self) -> bool:
+        """Whether the run writes reference files (``--trajectory-update``)."""
+        ...
 
     def resolve(self, name: str | None) -> Any:
         """The reference named ``name`` (``None``: the test's own) for the running test."""
@@ -56,6 +59,11 @@ class ReferenceResolver(Protocol):
 
     def name_of(self, path: Path) -> str:
         """How reports name ``path`` (relative to the project root)."""
+        ...
+
+    def claim(self, path: Path, *, written: bool, messages: list[Any]) -> Any:
+        """Under ``--trajectory-update``: settle ``path`` on ``messages`` for this run, unless
+        an earlier evaluation did (a ``pytest_agenttraj.references.Claim``)."""
         ...
 
 

@@ -24,16 +24,14 @@ the evaluations they made.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from ..plugin.repeat import REPEAT_PROPERTY
 from ..plugin.results import attempt_counts
-from ..plugin.session import TEST_PROPERTY, TrajectorySession
+from ..plugin.session import TrajectorySession
 from .verdict import fail_session, judges
 
 __all__ = [
@@ -120,14 +118,14 @@ class TestFacts:
             self.outcome = "failed"
         elif report.skipped and self.outcome == "passed":
             self.outcome = "skipped"
-        for name, value in report.user_properties:
-            if name == TEST_PROPERTY and isinstance(value, str):
-                tag = json.loads(value)
-                self.uses_plugin = bool(tag.get("uses_plugin"))
-                self.groups = frozenset(tag.get("groups", ()))
-            elif name == REPEAT_PROPERTY and isinstance(value, str):
-                info = json.loads(value)
-                self.attempts = max(1, int(info["attempts"]) - int(info["skipped"]))
+
+    def learn(self, tag: Mapping[str, Any] | None, repeat: Mapping[str, Any] | None) -> None:
+        """What the session read off the test's reports: its tag and its repeat counts."""
+        if tag is not None:
+            self.uses_plugin = bool(tag.get("uses_plugin"))
+            self.groups = frozenset(tag.get("groups", ()))
+        if repeat is not None:
+            self.attempts = max(1, int(repeat["attempts"]) - int(repeat["skipped"]))
 
 
 @dataclass
@@ -286,6 +284,8 @@ class PassRateGate:
             return
         for record in self.session.results.records:
             self.tests.setdefault(str(record.get("nodeid")), TestFacts()).records.append(record)
+        for nodeid, facts in self.tests.items():
+            facts.learn(self.session.tags.get(nodeid), self.session.repeat_info.get(nodeid))
         self.results = [(t, tally(self.tests, t.group)) for t in self.thresholds]
         if any(not counted.meets(t.rate) for t, counted in self.results):
             fail_session(session)

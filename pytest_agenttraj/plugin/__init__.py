@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
-from .reference_store import UPDATE_KEY, ReferenceStore
+from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
 from .settings import MARKER_HELP, session_settings
+from .unused_references import UnusedReferences
 
 __all__ = ["SESSION_KEY"]
 
@@ -29,7 +30,8 @@ pytest_plugins = (
 )
 
 _REPORT_KEY = pytest.StashKey[ReportFile]()
-_STORE_KEY = pytest.StashKey[ReferenceStore]()
+_UNUSED_KEY = pytest.StashKey[UnusedReferences]()
+_LEDGER_KEY = pytest.StashKey[LedgerOwner]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -93,13 +95,17 @@ def pytest_configure(config: pytest.Config) -> None:
     session = TrajectorySession(config, session_settings(config))
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
-    config.stash[UPDATE_KEY] = bool(config.getoption("trajectory_update", default=False))
     if session.is_worker:
+        worker_ledger(config)
         return
+    if config.getoption("trajectory_update", default=False):
+        owner = LedgerOwner(config)
+        config.stash[_LEDGER_KEY] = owner
+        config.pluginmanager.register(owner, "agenttraj-update-ledger")
     prune = bool(config.getoption("trajectory_prune_unused", default=False))
-    store = ReferenceStore(config, prune, session.results)
-    config.stash[_STORE_KEY] = store
-    config.pluginmanager.register(store, "agenttraj-references")
+    unused = UnusedReferences(config, prune, session)
+    config.stash[_UNUSED_KEY] = unused
+    config.pluginmanager.register(unused, "agenttraj-references")
     report_path = config.getoption("trajectory_report", default=None)
     if report_path:
         report = ReportFile(Path(config.invocation_params.dir, report_path), session)
@@ -108,7 +114,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    keys: tuple[pytest.StashKey[Any], ...] = (_STORE_KEY, _REPORT_KEY, SESSION_KEY)
+    owner = config.stash.get(_LEDGER_KEY, None)
+    if owner is not None:
+        owner.close()
+    keys: tuple[pytest.StashKey[Any], ...] = (_LEDGER_KEY, _UNUSED_KEY, _REPORT_KEY, SESSION_KEY)
     for key in keys:
         registered = config.stash.get(key, None)
         if registered is not None:

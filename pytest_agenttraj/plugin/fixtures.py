@@ -32,9 +32,11 @@ def _settings(request: pytest.FixtureRequest) -> TrajectorySettings:
 
 @pytest.fixture
 def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
-    """The trajectory settings in force for this test: marker > command line > ini > default.
+    """The trajectory settings in force for this test: marker > the header of the test's
+    reference file > command line > ini > default.
 
-    ``.mode``, ``.tool_args``, ``.overrides``, and ``.sources`` saying where each came from.
+    ``.mode``, ``.tool_args``, ``.overrides``, and ``.sources`` saying where each came from
+    (``marker``, ``reference file header``, ``command line``, ``ini`` or ``default``).
 
     Example::
 
@@ -42,7 +44,16 @@ def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
         def test_settings(trajectory_config):
             assert trajectory_config.mode == "unordered"
     """
-    return _settings(request)
+    settings = _settings(request)
+    item = request.node
+    if not isinstance(item, pytest.Item) or (
+        settings.reference is None and "trajectory_reference" not in request.fixturenames
+    ):
+        return settings
+    from .reference_store import ItemReferences
+
+    reference = ItemReferences(item, settings.reference, item.nodeid).resolve(None)
+    return settings.with_header(reference.header()) if reference.exists else settings
 
 
 @pytest.fixture
@@ -98,7 +109,7 @@ def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
 
     item = request.node
     assert isinstance(item, pytest.Item)
-    return ItemReferences(item, _settings(request).reference).resolve(None)
+    return ItemReferences(item, _settings(request).reference, item.nodeid).resolve(None)
 
 
 @pytest.fixture(name="assert_trajectory")
@@ -113,7 +124,7 @@ def assert_trajectory_fixture(
         def test_agent(assert_trajectory):
             assert_trajectory(result["messages"], reference)
     """
-    from ..assertion import assert_trajectory
+    from ..assertion import assert_trajectory, refuse_keywords
     from ..evaluators.scope import current_scope
 
     def bound(
@@ -123,8 +134,10 @@ def assert_trajectory_fixture(
         mode: str | None = None,
         tool_args: str | None = None,
         overrides: Mapping[str, Any] | None = None,
+        **unknown: Any,
     ) -> EvaluatorResult:
         __tracebackhide__ = True
+        refuse_keywords("assert_trajectory", unknown)
         if current_scope() is None:  # e.g. called from a thread the test started
             mode = mode or trajectory_config.mode
             tool_args = tool_args or trajectory_config.tool_args

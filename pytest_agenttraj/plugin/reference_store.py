@@ -1,43 +1,67 @@
-"""Reference files in the plugin: where a test's files live, ``--trajectory-update``, and the
-session's list of files written and files no test used (``--trajectory-prune-unused`` deletes
-those)."""
+"""Reference files in the plugin: where a test's files live (its ``trajectories/`` folder, never
+outside the project root) and, under ``--trajectory-update``, the run's ledger that settles each
+file once, shared with pytest-xdist workers."""
 
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..errors import ReferenceFileError
-from ..references import REFERENCE_SUFFIXES, ReferenceFile, load_reference
-from .results import TrajectoryResults
+from ..references import REFERENCE_SUFFIXES, Claim, ReferenceFile, UpdateLedger, load_reference
 
-__all__ = ["UPDATE_KEY", "ItemReferences", "ReferenceStore"]
+__all__ = [
+    "FOLDER",
+    "LEDGER_KEY",
+    "ItemReferences",
+    "LedgerOwner",
+    "default_name",
+    "relative",
+    "worker_ledger",
+]
 
-UPDATE_KEY = pytest.StashKey[bool]()
 FOLDER = "trajectories"
+LEDGER_KEY = pytest.StashKey["UpdateLedger | None"]()
+_WORKER_KEY = "agenttraj_update_ledger"
 
 
-def _default_name(item: pytest.Item) -> str:
+def default_name(item: pytest.Item) -> str:
+    """A test's own reference file name: ``<test name>.yaml``."""
     return re.sub(r"[^\w.\-\[\]]+", "_", item.name) + ".yaml"
 
 
-class ItemReferences:
-    """Resolves reference names for one test: relative to its file's ``trajectories/`` folder,
-    never outside the project root."""
+def relative(path: Path, root: Path) -> str:
+    """``path`` as reports name it: relative to the project root when inside it."""
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
 
-    def __init__(self, item: pytest.Item, marker_reference: str | None) -> None:
+
+class ItemReferences:
+    """Resolves reference names for one test and settles files in the run's ledger on its
+    behalf (``writer`` names the test, and the attempt of a repeated test)."""
+
+    def __init__(self, item: pytest.Item, marker_reference: str | None, writer: str) -> None:
         self.item = item
         self.marker_reference = marker_reference
-        self.update = item.config.stash.get(UPDATE_KEY, False)
+        self.writer = writer
+        self.ledger = item.config.stash.get(LEDGER_KEY, None)
+
+    @property
+    def update(self) -> bool:
+        return self.ledger is not None
 
     def folder(self) -> Path:
         return self.item.path.parent / FOLDER
 
     def path_for(self, name: str | None) -> Path:
-        name = name or self.marker_reference or _default_name(self.item)
+        name = name or self.marker_reference or default_name(self.item)
         path = Path(name)
         if not path.is_absolute():
             path = self.folder() / path
@@ -63,89 +87,43 @@ class ItemReferences:
             return ReferenceFile(path, exists=False)
         return load_reference(path)
 
+    def claim(self, path: Path, *, written: bool, messages: list[Any]) -> Claim:
+        assert self.ledger is not None, "claims are made under --trajectory-update only"
+        return self.ledger.claim(path, writer=self.writer, written=written, messages=messages)
 
-def relative(path: Path, root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
-        return str(path)
-
-
-class ReferenceStore:
-    """Controller-side bookkeeping of reference files: used, written, unused."""
-
-    def __init__(self, config: pytest.Config, prune: bool, results: TrajectoryResults) -> None:
-        self.config = config
-        self.prune = prune
-        self.results = results
-        self.used: set[str] = set()
-        self.written: list[str] = []
-        self.folders: set[Path] = set()
-        self.partial = False
-        self.unused: list[str] = []
-        self.removed: list[str] = []
-        self.checked = False
-
-    def _read_results(self) -> None:
-        for record in self.results.records:
-            name = record.get("reference_file")
-            if isinstance(name, str):
-                self.used.add(name)
-                if record.get("reference_written") and name not in self.written:
-                    self.written.append(name)
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.folders.add((self.config.rootpath / report.fspath).parent / FOLDER)
-        if report.failed and report.when == "call" and self.config.option.maxfail:
-            self.partial = True
-
-    def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        if items:
-            self.partial = True
-
-    def _complete_run(self, session: pytest.Session) -> bool:
-        """Unused files can be told only when every collected test ran."""
-        option = self.config.option
-        selected = any("::" in str(arg) for arg in self.config.args)
-        filtered = bool(getattr(option, "keyword", "") or getattr(option, "markexpr", ""))
-        stopped = bool(session.shouldstop or session.shouldfail)
-        return not (self.partial or selected or filtered or stopped)
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self._read_results()
-        if not self._complete_run(session):
-            return
-        self.checked = True
-        root = self.config.rootpath
-        for folder in sorted(self.folders):
-            if not folder.is_dir():
+    def named(self) -> list[str]:
+        """The files this test names without evaluating them (its marker's reference, its own
+        default file), relative to the project root; a file outside it is none of them."""
+        names = [default_name(self.item)]
+        if self.marker_reference:
+            names.append(self.marker_reference)
+        found = []
+        for name in names:
+            try:
+                found.append(self.name_of(self.path_for(name)))
+            except ReferenceFileError:
                 continue
-            for path in sorted(folder.rglob("*")):
-                if path.suffix in REFERENCE_SUFFIXES and relative(path, root) not in self.used:
-                    self.unused.append(relative(path, root))
-        if self.prune:
-            for name in self.unused:
-                (root / name).unlink(missing_ok=True)
-                self.removed.append(name)
+        return found
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        for name in self.written:
-            terminalreporter.write_line(f"agenttraj: wrote reference {name}", yellow=True)
-        if self.removed:
-            for name in self.removed:
-                terminalreporter.write_line(f"agenttraj: deleted unused reference {name}")
-        elif self.unused:
-            terminalreporter.write_line(
-                f"agenttraj: {len(self.unused)} reference file(s) no test used "
-                "(--trajectory-prune-unused deletes them):",
-                yellow=True,
-            )
-            for name in self.unused:
-                terminalreporter.write_line(f"    {name}")
-        elif self.prune and not self.checked:
-            terminalreporter.write_line(
-                "agenttraj: unused references were not checked: not every test ran"
-            )
-        elif self.prune:
-            terminalreporter.write_line("agenttraj: no unused reference files")
+
+class LedgerOwner:
+    """Registered on the controlling process under ``--trajectory-update``: makes the run's
+    ledger folder, hands it to pytest-xdist workers and removes it at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.folder = Path(tempfile.mkdtemp(prefix="agenttraj-update-"))
+        config.stash[LEDGER_KEY] = UpdateLedger(self.folder)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[_WORKER_KEY] = str(self.folder)
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def worker_ledger(config: pytest.Config) -> None:
+    """On a pytest-xdist worker: the controller's ledger, when it made one."""
+    folder = getattr(config, "workerinput", {}).get(_WORKER_KEY)
+    config.stash[LEDGER_KEY] = UpdateLedger(Path(folder)) if folder else None

@@ -78,6 +78,10 @@ class AttemptRecorder(Protocol):
     def attach(self, report: pytest.TestReport, records: Sequence[Mapping[str, Any]]) -> None:
         """Put records on a report, as the session does for a test that runs once."""
 
+    def conflict(self, item: pytest.Item) -> int | None:
+        """The attempt whose trajectory disagreed with a reference file an earlier attempt
+        settled under ``--trajectory-update``, if one did."""
+
 
 def attempt_outcome(reports: Sequence[pytest.TestReport]) -> str:
     """``passed``, ``failed`` (the call failed), ``error`` (setup or teardown) or ``skipped``."""
@@ -136,6 +140,9 @@ def run_repeated(
         recorder.end_repeat(item)
 
     info = repeat_info(item.nodeid, [a.outcome for a in attempts], repeat=repeat, rule=rule)
+    conflict = recorder.conflict(item)
+    if conflict is not None:  # the attempts must agree on what the file says, whatever the rule
+        info["verdict"], info["reference_conflict"] = "failed", conflict
     shown = _shown(attempts, info["verdict"])
     info["shown_attempt"] = shown.number
     logged = list(shown.reports)
@@ -298,7 +305,13 @@ def repeat_line(info: Mapping[str, Any]) -> str:
 
 def _failure_text(info: Mapping[str, Any], attempts: Sequence[_Attempt]) -> str:
     outcomes = ", ".join(f"{a.number} {a.outcome}" for a in attempts)
-    return f"{repeat_line(info)}\nattempts: {outcomes}; shown: attempt {info['shown_attempt']}"
+    text = f"{repeat_line(info)}\nattempts: {outcomes}; shown: attempt {info['shown_attempt']}"
+    if "reference_conflict" in info:
+        text += (
+            f"\nattempt {info['reference_conflict']} disagreed with a reference file an earlier "
+            "attempt wrote under --trajectory-update: the attempts must agree"
+        )
+    return text
 
 
 def repeat_lines(infos: Sequence[Mapping[str, Any]], verbosity: int = 0) -> list[str]:
@@ -358,6 +371,8 @@ def aggregate(
         if shown in agreeing:
             chosen = shown
         record = {k: v for k, v in occurrences[chosen].items() if k != "attempt"}
+        if any(r.get("reference_written") for r in occurrences.values()):
+            record["reference_written"] = True  # by an earlier attempt, if not the chosen one
         durations = [float(r.get("duration_s") or 0.0) for r in occurrences.values()]
         record.update(
             passed=passed,

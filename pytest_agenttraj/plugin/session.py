@@ -18,10 +18,12 @@ from ..assertion import TrajectoryMismatch
 from ..diff import render_report
 from ..evaluators.result import result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
+from ..references import ReferenceConflict
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
+from .unused_references import NAMED_PROPERTY
 
 __all__ = [
     "ITEM_SETTINGS",
@@ -61,12 +63,15 @@ def uses_plugin(item: pytest.Item) -> bool:
     )
 
 
+_INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY, NAMED_PROPERTY})
+
 ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
 SESSION_KEY = pytest.StashKey["TrajectorySession"]()
 _EVALUATIONS = pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]]()
 _COUNTERS = pytest.StashKey[dict[str, int]]()
 _SETTING_ERROR = pytest.StashKey[str]()
 _ATTEMPT = pytest.StashKey[int | None]()
+_CONFLICT = pytest.StashKey[int]()
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
 
@@ -89,6 +94,9 @@ class TrajectorySession:
         self.results = TrajectoryResults()
         self.is_worker = hasattr(config, "workerinput")
         self.repeats: list[dict[str, Any]] = []
+        self.repeat_info: dict[str, dict[str, Any]] = {}
+        self.tags: dict[str, dict[str, Any]] = {}
+        self.named: set[str] = set()  # reference files tests name (see unused_references)
         self.tagged_groups: tuple[str, ...] | None = None
 
     def tag_tests(self, groups: Sequence[str]) -> None:
@@ -161,8 +169,21 @@ class TrajectorySession:
             overrides=settings.overrides,
             verbose=self.config.get_verbosity(),
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
-            references=ItemReferences(item, settings.reference),
+            references=ItemReferences(item, settings.reference, self._writer(item)),
         )
+
+    def _writer(self, item: pytest.Item) -> str:
+        """How a reference file settled by this test names it: the test, and the attempt."""
+        attempt = item.stash.get(_ATTEMPT, None)
+        return item.nodeid if attempt is None else f"{item.nodeid} (attempt {attempt})"
+
+    def conflict(self, item: pytest.Item) -> int | None:
+        """The attempt of a repeated test whose trajectory disagreed with a reference file an
+        earlier attempt settled, if one did."""
+        attempt = item.stash.get(_CONFLICT, None)
+        if attempt is not None:
+            del item.stash[_CONFLICT]
+        return attempt
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -227,10 +248,22 @@ class TrajectorySession:
         if _ATTEMPT not in item.stash:  # a repeated test's runner attaches them at the end
             self.attach(report, [record for _, record, _ in evaluations])
         if report.failed and call.excinfo is not None:
+            if isinstance(call.excinfo.value, ReferenceConflict):
+                item.stash.setdefault(_CONFLICT, item.stash.get(_ATTEMPT, None) or 1)
             self._explain(call, report, evaluations)
-        if call.when == "teardown" and self.tagged_groups is not None:
-            self._tag(item, report)
+        if call.when == "teardown":
+            self._name_references(item, report)
+            if self.tagged_groups is not None:
+                self._tag(item, report)
         return report
+
+    def _name_references(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        """List on the teardown report the reference files a trajectory test names, so that
+        they count as used whatever became of the test (see ``unused_references``)."""
+        if uses_plugin(item):
+            settings = self.settings_for(item)
+            named = ItemReferences(item, settings.reference, item.nodeid).named()
+            report.user_properties.append((NAMED_PROPERTY, json.dumps(named)))
 
     def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
         plugin = uses_plugin(item)
@@ -273,13 +306,26 @@ class TrajectorySession:
         return (yield)
 
     def _take_records(self, report: pytest.TestReport) -> None:
+        """Read this plugin's entries off a report (records, test tags, named reference files,
+        repeat counts), then take them off it: they carry data from xdist workers and are no
+        one else's (the JUnit XML shows readable properties instead)."""
+        kept = []
         for name, value in report.user_properties:
-            if name == PROPERTY and isinstance(value, str):
+            if name not in _INTERNAL or not isinstance(value, str):
+                kept.append((name, value))
+            elif name == PROPERTY:
                 self.config.hook.pytest_agenttraj_record(
                     config=self.config, record=json.loads(value)
                 )
-            elif name == REPEAT_PROPERTY and isinstance(value, str):
-                self.repeats.append(json.loads(value))
+            elif name == REPEAT_PROPERTY:
+                info = json.loads(value)
+                self.repeats.append(info)
+                self.repeat_info[report.nodeid] = info
+            elif name == TEST_PROPERTY:
+                self.tags[report.nodeid] = json.loads(value)
+            else:
+                self.named.update(json.loads(value))
+        report.user_properties = kept
 
     def pytest_agenttraj_record(self, record: dict[str, Any]) -> None:
         self.results.add(record)

@@ -54,6 +54,14 @@ class TrajectorySettings:
     def match_config(self) -> MatchConfig:
         return make_config(self.mode, self.tool_args, self.overrides)
 
+    def with_header(self, header: Mapping[str, Any]) -> TrajectorySettings:
+        """These settings with a reference file's header, except what the marker set."""
+        chosen = {k: v for k, v in header.items() if self.sources.get(k) != "marker"}
+        if not chosen:
+            return self
+        sources = {**self.sources, **dict.fromkeys(chosen, "reference file header")}
+        return replace(self, **chosen, sources=sources)
+
     def describe(self) -> str:
         """``mode=strict, tool_args=exact`` with the source of each non-default value."""
         parts = []

@@ -93,7 +93,7 @@ def test_sync_fixtures(project: pytest.Pytester) -> None:
 def test_fixtures_are_documented(project: pytest.Pytester) -> None:
     result = project.runpytest("--fixtures")
     documented = [
-        ("trajectory_config -- *", "*marker > command line > ini > default*"),
+        ("trajectory_config -- *", "*marker > the header of the test's*"),
         ("trajectory_evaluator -- *", "*configured from this test's settings*"),
         ("async_trajectory_evaluator -- *", "*awaitable twin*"),
         ("assert_trajectory -- *", "*to this test's settings: returns the result on a match*"),

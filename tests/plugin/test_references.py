@@ -119,7 +119,7 @@ def test_header_sets_mode_unless_the_marker_does(project: pytest.Pytester) -> No
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("broken.yaml", "- {role: user, content: x\n", "*broken.yaml:2: expected ',' or '}'*"),
+        ("broken.yaml", "- {role: user, content: x\n", "*broken.yaml:2: *expected ',' or '}'*"),
         (
             "evil.yaml",
             "- !!python/object/apply:os.system [echo hacked]\n",
@@ -184,10 +184,52 @@ def test_unused_files_are_listed_and_pruned_only_on_request(project: pytest.Pyte
     assert stale.exists()
     partial = project.runpytest("-k", "by_name", "--trajectory-prune-unused")
     partial.stdout.fnmatch_lines(
-        ["agenttraj: unused references were not checked: not every test ran"]
+        ["agenttraj: unused references were not checked: the run selected tests (-k)"]
     )
     assert stale.exists()
     pruned = project.runpytest("--trajectory-prune-unused")
     pruned.stdout.fnmatch_lines(["agenttraj: deleted unused reference trajectories/old_agent.yaml"])
     assert not stale.exists()
     assert (project.path / "trajectories" / "weather.yaml").exists()
+
+
+HEADER_TESTS = """
+import pytest
+
+PERMUTED = [
+    {"role": "user", "content": "q"},
+    {"role": "assistant", "tool_calls": [{"name": "b", "args": {}}]},
+    {"role": "assistant", "tool_calls": [{"name": "a", "args": {}}]},
+]
+
+@pytest.mark.trajectory(reference="h.yaml")
+def test_sources(trajectory_config):
+    assert trajectory_config.mode == "unordered"
+    assert trajectory_config.sources["mode"] == "reference file header"
+    assert trajectory_config.sources["tool_args"] == "command line"
+
+@pytest.mark.trajectory(reference="h.yaml", mode="strict")
+def test_marker_wins(trajectory_config):
+    assert trajectory_config.mode == "strict"
+    assert trajectory_config.sources["mode"] == "marker"
+
+def test_evaluator_applies_the_header(trajectory_evaluator):
+    result = trajectory_evaluator(outputs=PERMUTED, reference_outputs="h.yaml")
+    assert result["key"] == "trajectory_unordered_match"
+    assert result["score"] is True
+"""
+
+
+def test_the_header_is_a_setting_with_its_source(project: pytest.Pytester) -> None:
+    project.makepyfile(test_header=HEADER_TESTS)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "h.yaml").write_text(
+        "mode: unordered\nmessages:\n- {role: user, content: q}\n"
+        "- {role: assistant, tool_calls: [{name: a, args: {}}]}\n"
+        "- {role: assistant, tool_calls: [{name: b, args: {}}]}\n",
+        encoding="utf-8",
+    )
+    project.runpytest("--tool-args-mode=exact", "--trajectory-mode=superset").assert_outcomes(
+        passed=3
+    )

@@ -1,0 +1,55 @@
+"""Reference trajectories kept in files next to the tests (YAML or JSON), read and written in the
+plainest readable form: role, content, tool calls with name and args; no ids, no timestamps.
+
+A file is either a list of messages or a mapping with an optional header and ``messages``::
+
+    mode: unordered            # how this reference is meant to be compared (optional)
+    tool_args: exact
+    overrides:
+      get_weather: [location_code]
+    messages:
+      - role: user
+        content: What's the weather in 苏州?
+      - role: assistant
+        tool_calls:
+          - name: get_weather
+            args: {location_code: location-123}
+
+Reading (:mod:`.reading`) treats the file as untrusted input; writing (:mod:`.writing`) keeps
+a file's header and comments; :mod:`.ledger` settles each file once per run under
+``--trajectory-update``; :mod:`.evaluate` evaluates against a file.
+"""
+
+from __future__ import annotations
+
+from ..errors import ReferenceFileError
+from .evaluate import (
+    ReferenceConflict,
+    evaluate_reference_file,
+    handle_file_reference,
+    resolve_reference,
+    with_header,
+)
+from .file import HEADER_KEYS, REFERENCE_SUFFIXES, ReferenceFile
+from .ledger import Claim, UpdateLedger
+from .reading import MAX_DEPTH, load_reference
+from .writing import dump_reference, plain_messages, write_reference
+
+__all__ = [
+    "HEADER_KEYS",
+    "MAX_DEPTH",
+    "REFERENCE_SUFFIXES",
+    "Claim",
+    "ReferenceConflict",
+    "ReferenceFile",
+    "ReferenceFileError",
+    "UpdateLedger",
+    "dump_reference",
+    "evaluate_reference_file",
+    "handle_file_reference",
+    "load_reference",
+    "plain_messages",
+    "resolve_reference",
+    "with_header",
+    "write_reference",
+]

@@ -1,0 +1,201 @@
+"""Unused reference files: only a run of every test judges, a file any test names is kept, and
+pruning never follows links."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+RUN = """
+def run(code="location-123"):
+    return [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "tool_calls": [
+            {"name": "get_weather", "args": {"location_code": code}}]},
+    ]
+"""
+
+TEST_A = (
+    "import pytest\nfrom pytest_agenttraj import assert_trajectory\n"
+    + RUN
+    + """
+def test_a():
+    assert_trajectory(run(), "a.yaml")
+
+@pytest.mark.skip(reason="later")
+def test_c():
+    assert_trajectory(run(), "c.yaml")
+"""
+)
+
+TEST_B = (
+    "from pytest_agenttraj import assert_trajectory\n"
+    + RUN
+    + """
+def test_b():
+    assert_trajectory(run(), "b.yaml")
+"""
+)
+
+REFERENCE = """\
+- content: Weather?
+  role: user
+- role: assistant
+  tool_calls:
+  - args:
+      location_code: location-123
+    name: get_weather
+"""
+
+
+@pytest.fixture
+def three(project: pytest.Pytester) -> Path:
+    project.makepyfile(test_a=TEST_A, test_b=TEST_B)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    for name in ("a", "b", "c"):
+        (folder / f"{name}.yaml").write_text(REFERENCE, encoding="utf-8")
+    return folder
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["test_a.py"], "the run was given files or directories"),
+        (["-k", "test_a"], "the run selected tests (-k)"),
+        (["--deselect", "test_b.py::test_b"], "the run selected tests (--deselect)"),
+        (["--lf"], "the run selected tests (--lf)"),
+        (["--ff"], "the run selected tests (--ff)"),
+        (["-x", "-p", "no:randomly", "--trajectory-mode=garbage"], None),
+    ],
+)
+def test_a_selection_never_judges(
+    project: pytest.Pytester, three: Path, args: list[str], reason: str | None
+) -> None:
+    result = project.runpytest("--trajectory-prune-unused", *args)
+    if reason is None:  # a usage error: nothing ran
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+    else:
+        result.stdout.fnmatch_lines([f"agenttraj: unused references were not checked: {reason}"])
+    assert _names(three) == ["a.yaml", "b.yaml", "c.yaml"]
+
+
+def test_a_run_stopped_early_never_judges(project: pytest.Pytester, three: Path) -> None:
+    (three / "a.yaml").write_text(REFERENCE.replace("location-123", "x"), encoding="utf-8")
+    (three / "old.yaml").write_text(REFERENCE, encoding="utf-8")
+    result = project.runpytest("--trajectory-prune-unused", "-x", "-p", "no:randomly")
+    result.stdout.fnmatch_lines(
+        ["agenttraj: unused references were not checked: the run stopped early"]
+    )
+    assert "old.yaml" in _names(three)
+
+
+def test_files_named_by_tests_that_did_not_evaluate_are_kept(
+    project: pytest.Pytester, three: Path, plugin_args: list[str]
+) -> None:
+    project.makepyfile(
+        test_more=(
+            "import pytest\nfrom pytest_agenttraj import assert_trajectory\n"
+            + RUN
+            + """
+@pytest.mark.skipif(True, reason="not today")
+def test_skipif():
+    assert_trajectory(run(), "d.yaml")
+
+def test_raises_first():
+    raise RuntimeError("the agent broke before evaluating")
+    assert_trajectory(run(), "e.yaml")
+
+@pytest.mark.xfail(reason="known", strict=True)
+def test_xfail():
+    assert_trajectory(run("other"), "f.yaml")
+
+@pytest.mark.trajectory(reference="g.yaml")
+def test_marker(trajectory_reference):
+    raise RuntimeError("broke")
+
+def test_own_file(assert_trajectory):
+    pytest.skip("not now")
+"""
+        )
+    )
+    for name in ("d", "e", "f", "g", "test_own_file", "stale"):
+        (three / f"{name}.yaml").write_text(REFERENCE, encoding="utf-8")
+    result = project.runpytest("--trajectory-prune-unused", *plugin_args)
+    result.assert_outcomes(passed=2, skipped=3, failed=2, xfailed=1)
+    assert _names(three) == [
+        "a.yaml",
+        "b.yaml",
+        "c.yaml",
+        "d.yaml",
+        "e.yaml",
+        "f.yaml",
+        "g.yaml",
+        "test_own_file.yaml",
+    ]
+    result.stdout.fnmatch_lines(
+        [
+            "agenttraj: deleted unused reference trajectories/stale.yaml",
+            "agenttraj: kept 5 reference file(s) that no evaluation read but a test names*",
+            "    trajectories/c.yaml",  # skipped
+            "    trajectories/d.yaml",  # skipif
+            "    trajectories/e.yaml",  # raised before evaluating
+            "    trajectories/g.yaml",  # the marker of a test that errored
+            "    trajectories/test_own_file.yaml",  # its own file, skipped
+        ]
+    )
+
+
+def test_prune_never_follows_links(project: pytest.Pytester, three: Path) -> None:
+    (three / "nested").mkdir()
+    (three / "nested" / "old2.yaml").write_text(REFERENCE, encoding="utf-8")
+    ini = project.path / "pytest.ini"
+    outside = project.path / "elsewhere"
+    outside.mkdir()
+    (outside / "precious.yaml").write_text(REFERENCE, encoding="utf-8")
+    os.symlink("../pytest.ini", three / "old3.yml")
+    os.symlink("../elsewhere", three / "linked_folder")
+    os.symlink("../elsewhere/precious.yaml", three / "old4.yaml")
+    result = project.runpytest("--trajectory-prune-unused")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(
+        ["agenttraj: deleted unused reference trajectories/nested/old2.yaml"]
+    )
+    assert ini.exists()
+    assert (outside / "precious.yaml").exists()
+    assert (three / "old3.yml").is_symlink()
+    assert (three / "old4.yaml").is_symlink()
+    assert not (three / "nested" / "old2.yaml").exists()
+    assert "old3" not in result.stdout.str()
+    assert "precious" not in result.stdout.str()
+
+
+def test_a_string_in_the_module_keeps_a_file(project: pytest.Pytester, three: Path) -> None:
+    project.makepyfile(
+        test_helpers=(
+            "from pytest_agenttraj import assert_trajectory\n"
+            + RUN
+            + """
+NAMES = {"later": "h.yaml"}
+
+def test_nothing_yet():
+    pass
+"""
+        )
+    )
+    (three / "h.yaml").write_text(REFERENCE, encoding="utf-8")
+    (three / "i.yaml").write_text(REFERENCE, encoding="utf-8")
+    result = project.runpytest()
+    result.stdout.fnmatch_lines(
+        [
+            "agenttraj: 1 reference file(s) no test used (--trajectory-prune-unused deletes them):",
+            "    trajectories/i.yaml",
+            "agenttraj: kept 2 reference file(s) that no evaluation read but a test names*",
+        ]
+    )
