@@ -2,23 +2,68 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_atomically"]
+__all__ = ["check_writable", "write_atomically"]
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; set it back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    The file gets the permissions a plain ``open()`` would give it (an existing file keeps its
+    own), and temporary files a killed writer left beside it are removed.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    _remove_leftovers(path)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
+            os.fchmod(stream.fileno(), mode)
             os.fsync(stream.fileno())
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Temporary files of earlier writes of ``path`` that never got renamed (a killed run)."""
+    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()
+
+
+def check_writable(path: Path) -> str | None:
+    """Why ``path`` could not be written (its folder cannot be made or written), or ``None``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"its folder cannot be created: {error.strerror or error}"
+    if path.is_dir():
+        return "it is a directory"
+    try:
+        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        return f"its folder cannot be written: {error.strerror or error}"
+    os.close(handle)
+    os.unlink(temp)
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    return None

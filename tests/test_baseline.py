@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttraj.gating.baseline import BaselineError, compare, load_baseline
+from pytest_agenttraj.errors import BaselineError
+from pytest_agenttraj.gating.baseline import compare
+from pytest_agenttraj.gating.baseline_file import load_baseline
 
 
 def rec(name: str, passed: bool, score: Any = None, index: int = 0, **extra: Any) -> dict[str, Any]:
@@ -27,10 +29,37 @@ def base(*records: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def test_identity_is_nodeid_key_and_occurrence() -> None:
-    comparison = compare(base(rec("a", True), rec("a", True, index=1)), [rec("a", True)])
+    comparison = compare(base(rec("a", True), rec("a", False, index=1)), [rec("a", True)])
     assert comparison.unchanged == 1
     assert [c.label() for c in comparison.vanished] == ["t.py::a k [1]"]
-    assert not comparison.failed
+    assert not comparison.failed  # what vanished had failed
+
+
+def test_the_match_mode_is_not_part_of_the_identity() -> None:
+    before = rec("a", True, key="trajectory_strict_match", mode="strict", tool_args_mode="exact")
+    after = rec(
+        "a", False, key="trajectory_unordered_match", mode="unordered", tool_args_mode="exact"
+    )
+    comparison = compare(base(before), [after], settings={"mode": "unordered"})
+    assert [(c.label(), c.reason) for c in comparison.regressions] == [
+        (
+            "t.py::a trajectory_unordered_match",
+            "passed -> failed (mode strict/exact -> unordered/exact)",
+        )
+    ]
+    assert comparison.new == comparison.vanished == []
+    assert comparison.failed
+
+
+def test_a_failing_new_result_and_a_vanished_passing_one_fail_the_gate() -> None:
+    before = base(rec("gone", True), rec("gone_failing", False))
+    now = [rec("fresh", False), rec("fresh_passing", True)]
+    comparison = compare(before, now)
+    assert [c.label() for c in comparison.failures] == ["t.py::fresh k", "t.py::gone k"]
+    assert comparison.failed
+    assert not compare(before, now, allow_new_failures=True, allow_vanished=True).failed
+    assert compare(before, now, allow_new_failures=True).failed
+    assert compare(before, now, allow_vanished=True).failed
 
 
 def test_pass_to_fail_is_a_regression_and_fail_to_pass_an_improvement() -> None:
@@ -87,10 +116,10 @@ def test_lines_put_regressions_first_and_count_everything() -> None:
     )
     assert comparison.lines() == [
         "REGRESSED: t.py::a k: passed -> failed",
+        "VANISHED: t.py::gone k: was passed, now absent",
         "improved: t.py::b k: failed -> passed",
         "new: t.py::fresh k: not in the baseline (passed)",
-        "vanished: t.py::gone k: was passed, now absent",
-        "baseline: 1 regressed, 1 improved, 1 new, 1 vanished, 0 unchanged",
+        "baseline: 1 regressed, 1 improved, 1 new, 1 vanished (1 had passed), 0 unchanged",
     ]
 
 
@@ -118,12 +147,43 @@ def test_other_settings_and_versions_are_flagged() -> None:
         ('{"version": 1}', "is not a trajectory report"),
         ('{"version": "1", "results": []}', "has report version '1'"),
         ('{"version": 1, "results": {}}', "'results' must be a list"),
-        ('{"version": 1, "results": [{"nodeid": "a"}]}', "result 0 has no 'key'"),
+        (
+            '{"version": 1, "results": [{"nodeid": "a"}]}',
+            "result 0, field 'key': expected a string",
+        ),
+        (b'{"version": 1, "results": [{"nodeid": "caf\xe9"}]}', "is not UTF-8"),
+        ('{"version": 1, "results": []}'.encode("utf-16"), "is not UTF-8"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deep"),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "index": ' + "9" * 5000 + "}]}",
+            "is not a trajectory report",
+        ),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "index": "zero"}]}',
+            "result 0, field 'index': expected a whole number",
+        ),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "index": 10000000}]}',
+            "result 0, field 'index': expected a whole number",
+        ),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "pass_rate": "0.9"}]}',
+            "result 0, field 'pass_rate': expected a number from 0 to 1, got '0.9'",
+        ),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "passed": "yes"}]}',
+            "result 0, field 'passed': expected true or false",
+        ),
+        ('{"version": 1, "results": [], "settings": []}', "field 'settings': expected an object"),
+        (
+            '{"version": 1, "results": [], "complete": false, "incomplete_reason": "interrupted"}',
+            "did not finish ('interrupted')",
+        ),
     ],
 )
-def test_bad_baselines(tmp_path: Path, text: str, fragment: str) -> None:
+def test_bad_baselines(tmp_path: Path, text: str | bytes, fragment: str) -> None:
     path = tmp_path / "base.json"
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     with pytest.raises(BaselineError, match=r"base\.json") as caught:
         load_baseline(path)
     assert fragment in str(caught.value)

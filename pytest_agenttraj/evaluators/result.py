@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-__all__ = ["EvaluatorResult", "result_passed"]
+__all__ = ["EvaluatorResult", "evaluator_family", "result_passed"]
+
+_MODE_IN_KEY = re.compile(
+    r"^(?P<stem>(?:graph_)?trajectory)_(?:strict|unordered|subset|superset|in_order)_match$"
+)
 
 
 class _OptionalResultKeys(TypedDict, total=False):
@@ -29,3 +34,10 @@ def result_passed(result: Mapping[str, Any]) -> bool:
     if isinstance(score, int | float):
         return bool(score >= 1)
     return False
+
+
+def evaluator_family(key: str) -> str:
+    """The evaluator a result key names, without its match mode:
+    ``trajectory_unordered_match`` -> ``trajectory_match``; other keys as they are."""
+    found = _MODE_IN_KEY.match(key)
+    return f"{found['stem']}_match" if found else key

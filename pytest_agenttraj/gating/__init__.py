@@ -40,6 +40,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: 0)",
     )
     group.addoption(
+        "--trajectory-allow-vanished",
+        dest="trajectory_allow_vanished",
+        action="store_true",
+        default=False,
+        help="with --trajectory-baseline: a result that passed in the baseline and is gone "
+        "does not fail the session",
+    )
+    group.addoption(
+        "--trajectory-allow-new-failures",
+        dest="trajectory_allow_new_failures",
+        action="store_true",
+        default=False,
+        help="with --trajectory-baseline: a failing result the baseline does not have does not "
+        "fail the session",
+    )
+    group.addoption(
         OPTION,
         dest="trajectory_min_pass_rate",
         action="append",
@@ -93,7 +109,13 @@ def pytest_configure(config: pytest.Config) -> None:
     baseline = config.getoption("trajectory_baseline", default=None)
     gate: BaselineGate | None = None
     if baseline:
-        gate = BaselineGate(Path(config.invocation_params.dir, baseline), tolerance, session)
+        gate = BaselineGate(
+            Path(config.invocation_params.dir, baseline),
+            tolerance,
+            session,
+            allow_new_failures=bool(config.getoption("trajectory_allow_new_failures", False)),
+            allow_vanished=bool(config.getoption("trajectory_allow_vanished", False)),
+        )
         plugins.append((gate, "agenttraj-baseline"))
     if thresholds:
         plugins.append((PassRateGate(thresholds, session), "agenttraj-pass-rate"))

@@ -8,76 +8,26 @@ rate fell by more than the tolerance.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..errors import BaselineError
-from ..plugin.results import REPORT_VERSION
+from ..evaluators.result import evaluator_family
+from ..plugin.results import mode_label
 
-__all__ = ["BaselineError", "Change", "Comparison", "compare", "load_baseline"]
+__all__ = ["Change", "Comparison", "compare", "identity"]
 
 Identity = tuple[str, str, int]
 
 
-def load_baseline(path: Path) -> dict[str, Any]:
-    """Read and check a baseline report; ``BaselineError`` names the file and the problem."""
-    document = _parse(path, _read(path))
-    _check_results(path, document["results"])
-    return document
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BaselineError(
-            f"baseline {path} does not exist; create one with --trajectory-report={path} "
-            "on the reference branch"
-        ) from None
-    except OSError as error:
-        raise BaselineError(f"baseline {path} cannot be read: {error}") from None
-
-
-def _parse(path: Path, text: str) -> dict[str, Any]:
-    """The report document, checked to be one of this version."""
-    if not text.strip():
-        raise BaselineError(f"baseline {path} is empty; it must be a --trajectory-report file")
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise BaselineError(
-            f"baseline {path} is not valid JSON (line {error.lineno}, column {error.colno}: "
-            f"{error.msg}); it must be a --trajectory-report file"
-        ) from None
-    if not isinstance(document, dict) or "results" not in document:
-        raise BaselineError(
-            f"baseline {path} is not a trajectory report: expected an object with 'version' "
-            "and 'results'"
-        )
-    version = document.get("version")
-    if version != REPORT_VERSION:
-        raise BaselineError(
-            f"baseline {path} has report version {version!r}; this pytest-agenttraj reads "
-            f"version {REPORT_VERSION}: make a new baseline with this version"
-        )
-    return document
-
-
-def _check_results(path: Path, results: Any) -> None:
-    if not isinstance(results, list):
-        raise BaselineError(f"baseline {path}: 'results' must be a list")
-    for number, result in enumerate(results):
-        if not isinstance(result, dict) or not isinstance(result.get("nodeid"), str):
-            raise BaselineError(f"baseline {path}: result {number} has no 'nodeid'")
-        if not isinstance(result.get("key"), str):
-            raise BaselineError(f"baseline {path}: result {number} has no 'key'")
-
-
 def identity(record: Mapping[str, Any]) -> Identity:
-    return str(record.get("nodeid")), str(record.get("key")), int(record.get("index", 0) or 0)
+    """A result's identity across runs: its test, its evaluator (the key without the match mode,
+    so that a run with other settings still meets its baseline) and its occurrence."""
+    return (
+        str(record.get("nodeid")),
+        evaluator_family(str(record.get("key"))),
+        int(record.get("index", 0) or 0),
+    )
 
 
 @dataclass(frozen=True)
@@ -89,14 +39,25 @@ class Change:
     after: Mapping[str, Any] | None
     reason: str
 
+    @property
+    def key(self) -> str:
+        """The evaluator key, as this run (else the baseline) spelled it."""
+        record = self.after if self.after is not None else self.before
+        return str(record.get("key")) if record is not None else self.identity[1]
+
     def label(self) -> str:
-        nodeid, key, index = self.identity
-        return f"{nodeid} {key}" + (f" [{index}]" if index else "")
+        nodeid, _, index = self.identity
+        return f"{nodeid} {self.key}" + (f" [{index}]" if index else "")
 
 
 @dataclass
 class Comparison:
-    """The outcome of comparing a run with its baseline."""
+    """The outcome of comparing a run with its baseline.
+
+    What fails the gate (``failures``): regressions, new results that fail (unless
+    ``allow_new_failures``) and results that passed in the baseline and are gone (unless
+    ``allow_vanished``): a result that disappears is no better than one that regressed.
+    """
 
     regressions: list[Change] = field(default_factory=list)
     improvements: list[Change] = field(default_factory=list)
@@ -104,22 +65,46 @@ class Comparison:
     vanished: list[Change] = field(default_factory=list)
     unchanged: int = 0
     warnings: list[str] = field(default_factory=list)
+    allow_new_failures: bool = False
+    allow_vanished: bool = False
+
+    @property
+    def new_failures(self) -> list[Change]:
+        return [c for c in self.new if c.after is not None and not c.after.get("passed")]
+
+    @property
+    def vanished_passes(self) -> list[Change]:
+        return [c for c in self.vanished if c.before is not None and c.before.get("passed")]
+
+    @property
+    def failures(self) -> list[Change]:
+        """Every change that fails the gate, regressions first."""
+        out = list(self.regressions)
+        if not self.allow_new_failures:
+            out += self.new_failures
+        if not self.allow_vanished:
+            out += self.vanished_passes
+        return out
 
     @property
     def failed(self) -> bool:
-        return bool(self.regressions)
+        return bool(self.failures)
 
     def lines(self, verbosity: int = 0) -> list[str]:
-        """Regressions first, then improvements, new and vanished results, then a count line."""
+        """What fails the gate first, then improvements, other new and vanished results, then a
+        count line."""
         lines = list(self.warnings)
+        failing = {id(c) for c in self.failures}
         groups = (
             ("REGRESSED", self.regressions),
+            ("NEW FAILURE", [c for c in self.new if id(c) in failing]),
+            ("VANISHED", [c for c in self.vanished if id(c) in failing]),
             ("improved", self.improvements),
-            ("new", self.new),
-            ("vanished", self.vanished),
+            ("new", [c for c in self.new if id(c) not in failing]),
+            ("vanished", [c for c in self.vanished if id(c) not in failing]),
         )
         for title, changes in groups:
-            limit = None if verbosity >= 1 or title == "REGRESSED" else 10
+            limit = None if verbosity >= 1 or title.isupper() else 10
             for change in changes[:limit]:
                 lines.append(f"{title}: {change.label()}: {change.reason}")
             if limit is not None and len(changes) > limit:
@@ -128,9 +113,12 @@ class Comparison:
         return lines
 
     def counts(self) -> str:
+        failing, passed = len(self.new_failures), len(self.vanished_passes)
         return (
             f"baseline: {len(self.regressions)} regressed, {len(self.improvements)} improved, "
-            f"{len(self.new)} new, {len(self.vanished)} vanished, {self.unchanged} unchanged"
+            f"{len(self.new)} new" + (f" ({failing} failing)" if failing else "") + ", "
+            f"{len(self.vanished)} vanished" + (f" ({passed} had passed)" if passed else "") + ", "
+            f"{self.unchanged} unchanged"
         )
 
 
@@ -178,6 +166,12 @@ def _judge(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: float
     return 0
 
 
+def _settings_note(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """`` (mode strict/exact -> unordered/exact)`` when the result was judged otherwise."""
+    was, now = mode_label(before), mode_label(after)
+    return f" (mode {was} -> {now})" if was != now else ""
+
+
 def compare(
     baseline: Mapping[str, Any],
     results: Iterable[Mapping[str, Any]],
@@ -185,11 +179,13 @@ def compare(
     tolerance: float = 0.0,
     settings: Mapping[str, Any] | None = None,
     package_version: str | None = None,
+    allow_new_failures: bool = False,
+    allow_vanished: bool = False,
 ) -> Comparison:
     """Compare ``results`` (this run's records) with a loaded baseline report."""
     before = {identity(r): r for r in baseline.get("results", [])}
     after = {identity(r): r for r in results}
-    comparison = Comparison()
+    comparison = Comparison(allow_new_failures=allow_new_failures, allow_vanished=allow_vanished)
     for key in sorted(before.keys() | after.keys()):
         old, new = before.get(key), after.get(key)
         if old is None:
@@ -199,7 +195,7 @@ def compare(
             comparison.vanished.append(Change(key, old, None, f"was {_describe(old)}, now absent"))
         else:
             verdict = _judge(old, new, tolerance)
-            reason = f"{_describe(old)} -> {_describe(new)}"
+            reason = f"{_describe(old)} -> {_describe(new)}{_settings_note(old, new)}"
             if verdict < 0:
                 comparison.regressions.append(Change(key, old, new, reason))
             elif verdict > 0:

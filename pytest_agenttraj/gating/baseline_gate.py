@@ -11,7 +11,8 @@ import pytest
 from .._version import __version__
 from ..errors import BaselineError
 from ..plugin.session import TrajectorySession
-from .baseline import Comparison, compare, load_baseline
+from .baseline import Comparison, compare
+from .baseline_file import load_baseline
 from .verdict import fail_session, judges
 
 __all__ = ["BaselineGate"]
@@ -20,7 +21,15 @@ __all__ = ["BaselineGate"]
 class BaselineGate:
     """Registered on the controlling process; judges the session's results at the end."""
 
-    def __init__(self, path: Path, tolerance: float, session: TrajectorySession) -> None:
+    def __init__(
+        self,
+        path: Path,
+        tolerance: float,
+        session: TrajectorySession,
+        *,
+        allow_new_failures: bool = False,
+        allow_vanished: bool = False,
+    ) -> None:
         try:
             self.baseline = load_baseline(path)
         except BaselineError as error:
@@ -28,6 +37,8 @@ class BaselineGate:
         self.path = path
         self.tolerance = tolerance
         self.session = session
+        self.allow_new_failures = allow_new_failures
+        self.allow_vanished = allow_vanished
         self.comparison: Comparison | None = None
 
     @pytest.hookimpl(trylast=True)
@@ -40,6 +51,8 @@ class BaselineGate:
             tolerance=self.tolerance,
             settings=self.session.settings.as_json(),
             package_version=__version__,
+            allow_new_failures=self.allow_new_failures,
+            allow_vanished=self.allow_vanished,
         )
         if self.comparison.failed:
             fail_session(session)
@@ -53,14 +66,14 @@ class BaselineGate:
         for line in self.comparison.lines(verbosity):
             terminalreporter.write_line(
                 line,
-                red=line.startswith("REGRESSED"),
+                red=line.split(":")[0].isupper(),
                 green=line.startswith("improved"),
                 yellow=line.startswith("baseline was made"),
             )
         if self.comparison.failed:
             terminalreporter.write_line(
-                f"agenttraj: {len(self.comparison.regressions)} regression(s) against the "
-                "baseline: the session fails",
+                f"agenttraj: {len(self.comparison.failures)} result(s) regressed, failed new or "
+                "vanished against the baseline: the session fails",
                 red=True,
                 bold=True,
             )

@@ -68,7 +68,7 @@ def _baseline_section(
     comparison: Comparison, baseline: str | None, tolerance: float, max_rows: int
 ) -> list[str]:
     title = "### Baseline" + (f": {_cell(baseline)}" if baseline else "")
-    regressions = comparison.regressions
+    regressions = comparison.failures  # regressed, failing new and vanished results
     count = len(regressions)
     if count:
         verdict = (
@@ -85,7 +85,7 @@ def _baseline_section(
         lines += _table(
             ("test", "key", "change"),
             [
-                (test_label(c.identity[0], c.identity[2]), c.identity[1], c.reason)
+                (test_label(c.identity[0], c.identity[2]), c.key, c.reason)
                 for c in regressions[:max_rows]
             ],
         )

@@ -1,4 +1,10 @@
-"""The JSON report sink (``--trajectory-report PATH``), written atomically by the controller."""
+"""The JSON report sink (``--trajectory-report PATH``), written atomically by the controller.
+
+A path that cannot be written is a usage error before any test runs. A run that did not finish
+(Ctrl-C, an internal error, ``-x`` or ``--maxfail`` stopping it) still writes what it has, marked
+``"complete": false`` with the reason, so that it is never taken for a whole run (a baseline
+refuses it).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .._files import write_atomically
+from .._files import check_writable, write_atomically
 
 if TYPE_CHECKING:
     from .session import TrajectorySession
@@ -20,14 +26,20 @@ class ReportFile:
     """Writes the session's results to ``path`` at the end of the session."""
 
     def __init__(self, path: Path, session: TrajectorySession) -> None:
+        problem = check_writable(path)
+        if problem is not None:
+            raise pytest.UsageError(f"--trajectory-report {path} cannot be written: {problem}")
         self.path = path
         self.session = session
         self.error: str | None = None
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self) -> None:
-        results = self.session.results
-        document = results.to_json(settings=self.session.settings.as_json())
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        document = self.session.results.to_json(settings=self.session.settings.as_json())
+        reason = _incomplete(session, exitstatus)
+        document["complete"] = reason is None
+        if reason is not None:
+            document["incomplete_reason"] = reason
         try:
             write_atomically(self.path, json.dumps(document, indent=2, default=str) + "\n")
         except OSError as error:
@@ -39,3 +51,16 @@ class ReportFile:
             terminalreporter.write_line(f"agenttraj: {self.error}", red=True, bold=True)
         elif self.session.results.records or self.path.exists():
             terminalreporter.write_line(f"agenttraj: trajectory report written to {self.path}")
+
+
+def _incomplete(session: pytest.Session, exitstatus: int) -> str | None:
+    """Why the run's results are not all of it, if they are not."""
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "the run was interrupted"
+    if exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+        return "the run ended with an internal error"
+    if session.shouldfail:
+        return f"the run stopped early: {session.shouldfail}"
+    if session.shouldstop:
+        return f"the run stopped early: {session.shouldstop}"
+    return None

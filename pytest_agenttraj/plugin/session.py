@@ -16,7 +16,7 @@ import pytest
 
 from ..assertion import TrajectoryMismatch
 from ..diff import render_report
-from ..evaluators.result import result_passed
+from ..evaluators.result import evaluator_family, result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
 from ..references import ReferenceConflict
 from .reference_store import ItemReferences
@@ -207,8 +207,9 @@ class TrajectorySession:
         result = evaluation.result
         key = str(result.get("key"))
         counters = item.stash.setdefault(_COUNTERS, {})
-        index = counters.get(key, 0)
-        counters[key] = index + 1
+        family = evaluator_family(key)  # occurrences count per evaluator, whatever its mode
+        index = counters.get(family, 0)
+        counters[family] = index + 1
         report = evaluation.report
         passed = result_passed(result)
         record: dict[str, Any] = {

@@ -64,11 +64,12 @@ def test_a_regression_fails_the_session_although_every_test_passes(
         [
             "REGRESSED: test_a_regression_fails_the_session_although_every_test_passes.py::"
             "test_weather trajectory_strict_match: passed -> failed",
+            "VANISHED: *::test_might_vanish exact_match: was passed, now absent",
             "improved: *::test_was_failing exact_match: failed -> passed",
             "new: *::test_new exact_match: not in the baseline (passed)",
-            "vanished: *::test_might_vanish exact_match: was passed, now absent",
-            "baseline: 1 regressed, 1 improved, 1 new, 1 vanished, 1 unchanged",
-            "agenttraj: 1 regression(s) against the baseline: the session fails",
+            "baseline: 1 regressed, 1 improved, 1 new, 1 vanished (1 had passed), 1 unchanged",
+            "agenttraj: 2 result(s) regressed, failed new or vanished against the baseline: "
+            "the session fails",
         ]
     )
 
@@ -128,7 +129,7 @@ def test_graded_scores_and_tolerance(project: pytest.Pytester) -> None:
         ),
         (
             '{"version": 1, "results": [{"key": "k"}]}',
-            "ERROR: baseline */base.json: result 0 has no 'nodeid'",
+            "ERROR: baseline */base.json: result 0, field 'nodeid': expected a string, got None",
         ),
     ],
 )
@@ -179,3 +180,65 @@ def test_collect_only_is_not_judged(
     result = project.runpytest(baseline, "--collect-only", "-q")
     assert result.ret == pytest.ExitCode.OK
     assert "trajectory baseline" not in result.stdout.str()
+
+
+def test_another_mode_on_a_branch_cannot_turn_a_regression_green(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pull request that loosens the mode meets its baseline result by result: a regression
+    stays a regression (it used to become a "new" failure plus a "vanished" pass, exit 0)."""
+    project.makepyfile(
+        test_fixture="""
+import os
+from conftest import REFERENCE, with_code
+
+def test_weather(trajectory_evaluator):
+    code = "location-999" if os.environ.get("BROKEN") else "location-123"
+    trajectory_evaluator(outputs=with_code(code), reference_outputs=REFERENCE)
+"""
+    )
+    project.runpytest("--trajectory-report=main.json").assert_outcomes(passed=1)
+    monkeypatch.setenv("BROKEN", "1")
+    result = project.runpytest("--trajectory-baseline=main.json", "--trajectory-mode=unordered")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*baseline was made with other settings*",
+            "REGRESSED: *::test_weather trajectory_unordered_match: passed -> failed "
+            "(mode strict/exact -> unordered/exact)",
+        ]
+    )
+
+
+def test_a_vanished_pass_fails_unless_allowed(
+    project: pytest.Pytester, baseline: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BROKEN", "gone")
+    failing = project.runpytest(baseline)
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    failing.stdout.fnmatch_lines(["VANISHED: *::test_might_vanish exact_match: was passed*"])
+    allowed = project.runpytest(baseline, "--trajectory-allow-vanished")
+    assert allowed.ret == pytest.ExitCode.OK
+    allowed.stdout.fnmatch_lines(["vanished: *::test_might_vanish exact_match: was passed*"])
+
+
+def test_a_failing_new_result_fails_unless_allowed(project: pytest.Pytester, baseline: str) -> None:
+    project.makepyfile(
+        test_fresh="from pytest_agenttraj import exact_match\n"
+        "def test_fresh():\n    exact_match(outputs=1, reference_outputs=2)\n"
+    )
+    failing = project.runpytest(baseline)
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    failing.stdout.fnmatch_lines(["NEW FAILURE: test_fresh.py::test_fresh exact_match: *"])
+    allowed = project.runpytest(baseline, "--trajectory-allow-new-failures")
+    assert allowed.ret == pytest.ExitCode.OK
+
+
+def test_no_test_collected_against_a_baseline_fails(
+    project: pytest.Pytester, baseline: str
+) -> None:
+    result = project.runpytest(baseline, "-k", "nothing_matches_this")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["baseline: 0 regressed, 0 improved, 0 new, 4 vanished (3 had passed)*"]
+    )

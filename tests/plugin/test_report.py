@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -110,19 +113,94 @@ def test_report_is_replaced_atomically(project: pytest.Pytester) -> None:
     assert leftovers == []
 
 
-def test_unwritable_report_is_reported_without_changing_outcomes(
+@pytest.mark.parametrize("where", ["blocker/report.json", "folder"])
+def test_an_unwritable_report_is_a_usage_error_before_any_test(
+    project: pytest.Pytester, plugin_args: list[str], where: str
+) -> None:
+    project.makepyfile("def test_x():\n    raise SystemExit('no test may run')\n")
+    (project.path / "blocker").write_text("a file, not a folder", encoding="utf-8")
+    (project.path / "folder").mkdir()
+    result = project.runpytest(f"--trajectory-report={where}", *plugin_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --trajectory-report */{where} cannot be written: *"])
+
+
+def test_a_report_written_late_reports_the_failure_without_changing_outcomes(
     project: pytest.Pytester,
 ) -> None:
     project.makepyfile(
+        "import os\n"
         "from pytest_agenttraj import exact_match\n"
-        "def test_x():\n    exact_match(outputs=1, reference_outputs=1)\n"
+        "def test_x():\n"
+        "    exact_match(outputs=1, reference_outputs=1)\n"
+        "    os.mkdir('report.json')  # the path turns into a folder while the tests run\n"
     )
-    blocker = project.path / "blocker"
-    blocker.write_text("a file, not a folder", encoding="utf-8")
-    result = project.runpytest(f"--trajectory-report={blocker}/report.json")
+    result = project.runpytest("--trajectory-report=report.json")
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["agenttraj: could not write the trajectory report to *"])
+
+
+def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    from pytest_agenttraj._files import write_atomically
+
+    mask = os.umask(0o027)
+    try:
+        fresh = tmp_path / "fresh.json"
+        write_atomically(fresh, "{}")
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
+        kept = tmp_path / "kept.json"
+        kept.write_text("old", encoding="utf-8")
+        kept.chmod(0o604)
+        write_atomically(kept, "{}")
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o604
+    finally:
+        os.umask(mask)
+
+
+def test_a_killed_writer_leaves_nothing_behind_the_next_write(tmp_path: Path) -> None:
+    from pytest_agenttraj._files import write_atomically
+
+    target = tmp_path / "report.json"
+    (tmp_path / ".report.json.abc123.tmp").write_text("half", encoding="utf-8")
+    (tmp_path / ".other.json.x.tmp").write_text("not ours", encoding="utf-8")
+    write_atomically(target, "{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.json.x.tmp", "report.json"]
+
+
+@pytest.mark.parametrize(
+    ("body", "args", "reason"),
+    [
+        ("raise KeyboardInterrupt", [], "the run was interrupted"),
+        ("assert False", ["-x"], "the run stopped early: *"),
+    ],
+)
+def test_an_unfinished_run_is_marked_incomplete(
+    project: pytest.Pytester, body: str, args: list[str], reason: str
+) -> None:
+    project.makepyfile(
+        "from pytest_agenttraj import exact_match\n"
+        "def test_a():\n    exact_match(outputs=1, reference_outputs=1)\n"
+        f"def test_b():\n    {body}\n"
+        "def test_c():\n    exact_match(outputs=1, reference_outputs=1)\n"
+    )
+    # a subprocess: an interrupted inline run would interrupt this session too
+    project.runpytest_subprocess("--trajectory-report=report.json", *args)
+    document = _load(project.path / "report.json")
+    assert document["complete"] is False
+    assert fnmatch.fnmatch(document["incomplete_reason"], reason)
+    assert [r["nodeid"] for r in document["results"]] == [
+        "test_an_unfinished_run_is_marked_incomplete.py::test_a"
+    ]
+    baseline = project.runpytest("--trajectory-baseline=report.json")
+    assert baseline.ret == pytest.ExitCode.USAGE_ERROR
+    baseline.stderr.fnmatch_lines(["*is the report of a run that did not finish*"])
+
+
+def test_a_finished_run_is_marked_complete(project: pytest.Pytester) -> None:
+    project.makepyfile(TESTS)
+    project.runpytest("--trajectory-report=report.json")
+    assert _load(project.path / "report.json")["complete"] is True
 
 
 def test_write_atomically_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
