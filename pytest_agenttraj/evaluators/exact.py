@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from ..core.values import canonical
+from ..core.matching.explain import format_diff, short
+from ..core.values import canonical, diff_args
 from .result import EvaluatorResult
 from .scope import announce
 
@@ -23,13 +25,27 @@ def _exact_score(outputs: Any, reference_outputs: Any) -> bool:
         return canonical(outputs) == canonical(reference_outputs)
 
 
+def _difference(outputs: Any, reference_outputs: Any) -> str:
+    """What differs, in a sentence: the first keys that differ, or both values."""
+    if isinstance(outputs, Mapping) and isinstance(reference_outputs, Mapping):
+        diffs = diff_args(outputs, reference_outputs)
+        if diffs:
+            shown = "; ".join(format_diff(d) for d in diffs[:3])
+            more = f"; {len(diffs) - 3} more" if len(diffs) > 3 else ""
+            return f"outputs differ from reference_outputs: {shown}{more}"
+    return (
+        f"outputs differ from reference_outputs: expected {short(reference_outputs)}, "
+        f"got {short(outputs)}"
+    )
+
+
 def _exact_result(outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
     started = time.perf_counter()
     score = _exact_score(outputs, reference_outputs)
     result: EvaluatorResult = {
         "key": "exact_match",
         "score": score,
-        "comment": None if score else "outputs differ from reference_outputs",
+        "comment": None if score else _difference(outputs, reference_outputs),
         "metadata": None,
     }
     announce(

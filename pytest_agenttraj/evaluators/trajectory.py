@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, cast
 
 from ..core.compare import collector_paused, compare_trajectories
 from ..core.matching import MatchReport
@@ -27,6 +27,7 @@ __all__ = [
     "AsyncTrajectoryMatchEvaluator",
     "ReferenceHandler",
     "TrajectoryMatchEvaluator",
+    "async_face",
     "create_async_trajectory_match_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
@@ -118,18 +119,29 @@ class TrajectoryMatchEvaluator:
         return self._evaluate(outputs, reference_outputs, inputs)
 
 
-class AsyncTrajectoryMatchEvaluator(TrajectoryMatchEvaluator):
-    """The same evaluator, awaitable; matching does no I/O, so it runs the same core."""
+class AsyncTrajectoryMatchEvaluator(Protocol):
+    """The awaitable face of a trajectory evaluator: a coroutine function (so that
+    ``inspect.iscoroutinefunction`` is true, as langsmith's ``aevaluate`` requires) over the same
+    synchronous core, since matching does no I/O. ``config`` is its settings."""
 
-    async def __call__(  # type: ignore[override]
-        self,
-        *,
-        outputs: Any,
-        reference_outputs: Any,
-        inputs: Any = None,
-        **kwargs: Any,
+    config: MatchConfig
+
+    async def __call__(
+        self, *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
+    ) -> EvaluatorResult: ...
+
+
+def async_face(evaluator: TrajectoryMatchEvaluator) -> AsyncTrajectoryMatchEvaluator:
+    """``evaluator`` as a coroutine function."""
+
+    async def trajectory_match(
+        *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
     ) -> EvaluatorResult:
-        return self._evaluate(outputs, reference_outputs, inputs)
+        return evaluator._evaluate(outputs, reference_outputs, inputs)
+
+    trajectory_match.config = evaluator.config  # type: ignore[attr-defined]
+    trajectory_match.__qualname__ = f"async_{evaluator.config.key}"
+    return cast("AsyncTrajectoryMatchEvaluator", trajectory_match)
 
 
 def create_trajectory_match_evaluator(
@@ -162,6 +174,7 @@ def create_async_trajectory_match_evaluator(
     tool_args_match_mode: ToolArgsMatchMode = "exact",
     tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
 ) -> AsyncTrajectoryMatchEvaluator:
-    """The async twin of ``create_trajectory_match_evaluator`` (same checks, same answers)."""
+    """The async twin of ``create_trajectory_match_evaluator`` (same checks, same answers): a
+    coroutine function, as langsmith's ``aevaluate`` expects."""
     config = make_config(trajectory_match_mode, tool_args_match_mode, tool_args_match_overrides)
-    return AsyncTrajectoryMatchEvaluator(config)
+    return async_face(TrajectoryMatchEvaluator(config))

@@ -9,7 +9,11 @@ from typing import Any
 import pytest
 
 from ..evaluators.result import EvaluatorResult
-from ..evaluators.trajectory import AsyncTrajectoryMatchEvaluator, TrajectoryMatchEvaluator
+from ..evaluators.trajectory import (
+    AsyncTrajectoryMatchEvaluator,
+    TrajectoryMatchEvaluator,
+    async_face,
+)
 from ..references import ReferenceFile, handle_file_reference
 from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
@@ -86,10 +90,12 @@ def async_trajectory_evaluator(
             result = await async_trajectory_evaluator(outputs=messages, reference_outputs=ref)
             assert result["score"]
     """
-    return AsyncTrajectoryMatchEvaluator(
-        trajectory_config.match_config(),
-        origin="async_trajectory_evaluator",
-        references=handle_file_reference,
+    return async_face(
+        TrajectoryMatchEvaluator(
+            trajectory_config.match_config(),
+            origin="async_trajectory_evaluator",
+            references=handle_file_reference,
+        )
     )
 
 
