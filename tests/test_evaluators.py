@@ -462,3 +462,21 @@ def test_passing_evaluations_report_what_they_compared(
     assert (out.message, out.position, ref.message, ref.position) == (1, 0, 1, 0)
     assert (out.call.name, ref.call.name) == ("get_weather", "get_weather")
     assert len(report.output) == len(report.reference) == 4
+
+
+@pytest.mark.parametrize(
+    ("keyword", "meant"),
+    [
+        ("trajectory_match_mode", "mode"),
+        ("tool_args_match_mode", "tool_args"),
+        ("tool_args_match_overrides", "overrides"),
+        ("tool_arg", "tool_args"),
+        ("modes", "mode"),
+    ],
+)
+def test_a_wrong_keyword_names_the_right_one(keyword: str, meant: str) -> None:
+    from pytest_agenttraj import assert_trajectory
+
+    trajectory = [{"role": "user", "content": "q"}]
+    with pytest.raises(TypeError, match=rf"'{keyword}' \(did you mean '{meant}'\?\)"):
+        assert_trajectory(trajectory, trajectory, **{keyword: "strict"})

@@ -233,3 +233,17 @@ def test_the_header_is_a_setting_with_its_source(project: pytest.Pytester) -> No
     project.runpytest("--tool-args-mode=exact", "--trajectory-mode=superset").assert_outcomes(
         passed=3
     )
+
+
+def test_without_the_plugin_a_file_name_says_what_it_needs(project: pytest.Pytester) -> None:
+    project.makepyfile(AGENT)
+    project.runpytest("--trajectory-update").assert_outcomes(passed=3)
+    # a subprocess: inline, this very test's scope would be the current one
+    result = project.runpytest_subprocess("-p", "no:agenttraj", "-k", "by_name")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ReferenceFileError: reference file weather.yaml does not exist. Outside a pytest "
+            "run with this plugin (it may be disabled with -p no:agenttraj)*"
+        ]
+    )
