@@ -41,6 +41,7 @@ def compare_trajectories(outputs: Any, reference_outputs: Any, config: MatchConf
     Raises ``TrajectoryFormatError`` naming the side, message and field of input that is not a
     trajectory.
     """
+    __tracebackhide__ = True
     with collector_paused():
         report = fastpath.verdict(outputs, reference_outputs, config)
         if report is not None:

@@ -45,6 +45,7 @@ def evaluate_trajectory(
     outputs: Any, reference_outputs: Any, config: MatchConfig
 ) -> tuple[EvaluatorResult, MatchReport]:
     """Compare both sides and build the result dict (no reporting)."""
+    __tracebackhide__ = True
     report = compare_trajectories(outputs, reference_outputs, config)
     result: EvaluatorResult = {
         "key": config.key,
@@ -81,10 +82,12 @@ class TrajectoryMatchEvaluator:
 
     def _evaluate(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
         # The collector stays paused until this call's report is dropped (see collector_paused).
+        __tracebackhide__ = True
         with collector_paused():
             return self._evaluate_now(outputs, reference_outputs, inputs)
 
     def _evaluate_now(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+        __tracebackhide__ = True
         started = time.perf_counter()
         extra: dict[str, Any] = {}
         handled = (
@@ -116,6 +119,7 @@ class TrajectoryMatchEvaluator:
         inputs: Any = None,
         **kwargs: Any,  # accepted and ignored, as openevals does, so call sites stay compatible
     ) -> EvaluatorResult:
+        __tracebackhide__ = True
         return self._evaluate(outputs, reference_outputs, inputs)
 
 
@@ -137,6 +141,7 @@ def async_face(evaluator: TrajectoryMatchEvaluator) -> AsyncTrajectoryMatchEvalu
     async def trajectory_match(
         *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
     ) -> EvaluatorResult:
+        __tracebackhide__ = True
         return evaluator._evaluate(outputs, reference_outputs, inputs)
 
     trajectory_match.config = evaluator.config  # type: ignore[attr-defined]

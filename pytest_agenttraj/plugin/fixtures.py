@@ -48,6 +48,7 @@ def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
         def test_settings(trajectory_config):
             assert trajectory_config.mode == "unordered"
     """
+    __tracebackhide__ = True
     settings = _settings(request)
     item = request.node
     if not isinstance(item, pytest.Item) or (
@@ -111,6 +112,7 @@ def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
         def test_agent(trajectory_reference):
             assert_trajectory(agent_messages(), trajectory_reference)
     """
+    __tracebackhide__ = True
     from .reference_store import ItemReferences
 
     item = request.node

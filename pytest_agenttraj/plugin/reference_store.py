@@ -61,6 +61,7 @@ class ItemReferences:
         return self.item.path.parent / FOLDER
 
     def path_for(self, name: str | None) -> Path:
+        __tracebackhide__ = True
         name = name or self.marker_reference or default_name(self.item)
         path = Path(name)
         if not path.is_absolute():
@@ -82,6 +83,7 @@ class ItemReferences:
         return relative(path, self.item.config.rootpath)
 
     def resolve(self, name: str | None) -> ReferenceFile:
+        __tracebackhide__ = True
         path = self.path_for(name)
         if not path.exists():
             return ReferenceFile(path, exists=False)

@@ -187,6 +187,7 @@ class TrajectorySession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
         error = item.stash.get(_SETTING_ERROR, None)
         if error is not None:
             pytest.fail(error, pytrace=False)
@@ -195,11 +196,13 @@ class TrajectorySession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
         with test_scope(self._scope(item, "call")):
             return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
         with test_scope(self._scope(item, "teardown")):
             return (yield)
 

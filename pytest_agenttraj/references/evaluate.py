@@ -89,6 +89,7 @@ def _raw_overrides(config: MatchConfig) -> dict[str, Any]:
 
 def resolve_reference(reference: Any, scope: TestScope | None) -> ReferenceFile | None:
     """The reference file meant by ``reference`` (a name, a path, a loaded file, or ``None``)."""
+    __tracebackhide__ = True
     if isinstance(reference, ReferenceFile):
         return reference
     if reference is None or isinstance(reference, str | os.PathLike):
@@ -158,6 +159,7 @@ def handle_file_reference(
     name (or path, or a loaded ``ReferenceFile``) is read from the test's ``trajectories/``
     folder, and its header applies unless the test's marker set that setting; anything else
     is left to the evaluator (``None``)."""
+    __tracebackhide__ = True
     if not isinstance(reference_outputs, str | os.PathLike | ReferenceFile):
         return None
     scope = current_scope()

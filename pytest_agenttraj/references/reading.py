@@ -27,6 +27,7 @@ MAX_DEPTH = 100
 
 def load_reference(path: Path) -> ReferenceFile:
     """Read and check a reference file; ``ReferenceFileError`` names the file, line and field."""
+    __tracebackhide__ = True
     data, lines = _parse(path, _read(path))
     messages, header = _split(path, data)
     try:
@@ -42,6 +43,7 @@ def load_reference(path: Path) -> ReferenceFile:
 
 
 def _read(path: Path) -> str:
+    __tracebackhide__ = True
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -65,6 +67,7 @@ def _read(path: Path) -> str:
 
 def _parse(path: Path, text: str) -> tuple[Any, list[int]]:
     """The document and the line of each message (YAML only)."""
+    __tracebackhide__ = True
     if path.suffix != ".json":
         return _parse_yaml(path, text)
     try:
@@ -78,6 +81,7 @@ def _parse(path: Path, text: str) -> tuple[Any, list[int]]:
 
 
 def _parse_yaml(path: Path, text: str) -> tuple[Any, list[int]]:
+    __tracebackhide__ = True
     import yaml
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -104,6 +108,7 @@ def _parse_yaml(path: Path, text: str) -> tuple[Any, list[int]]:
 
 def _check_nodes(path: Path, root: Any) -> None:
     """Refuse aliases (a node reached twice) and nesting past ``MAX_DEPTH``, without recursion."""
+    __tracebackhide__ = True
     if root is None:
         return
     seen: set[int] = set()
@@ -127,6 +132,7 @@ def _check_nodes(path: Path, root: Any) -> None:
 
 
 def _check_depth(path: Path, data: Any) -> None:
+    __tracebackhide__ = True
     stack = [(data, 0)]
     while stack:
         value, depth = stack.pop()
@@ -159,6 +165,7 @@ def _message_lines(node: Any) -> list[int]:
 
 def _split(path: Path, data: Any) -> tuple[list[Any], dict[str, Any]]:
     """The messages and the header of a document."""
+    __tracebackhide__ = True
     header: dict[str, Any] = {}
     if isinstance(data, Mapping):
         unknown = sorted(map(str, set(data) - {"messages", *HEADER_KEYS}))
@@ -178,6 +185,7 @@ def _split(path: Path, data: Any) -> tuple[list[Any], dict[str, Any]]:
 
 
 def _check_header(path: Path, header: Mapping[str, Any]) -> None:
+    __tracebackhide__ = True
     try:
         if "mode" in header:
             check_trajectory_mode(header["mode"], where="mode")

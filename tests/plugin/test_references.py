@@ -247,3 +247,40 @@ def test_without_the_plugin_a_file_name_says_what_it_needs(project: pytest.Pytes
             "run with this plugin (it may be disabled with -p no:agenttraj)*"
         ]
     )
+
+
+def test_input_errors_show_the_users_line_not_the_packages_frames(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_errors="""
+        from pytest_agenttraj import assert_trajectory, create_trajectory_match_evaluator
+
+        def test_broken_file():
+            assert_trajectory([{"role": "user", "content": "x"}], "broken.yaml")
+
+        def test_not_a_trajectory(trajectory_evaluator):
+            trajectory_evaluator(outputs=[{"role": "robot"}], reference_outputs=[])
+
+        def test_public_evaluator():
+            create_trajectory_match_evaluator()(outputs=[{"role": 7}], reference_outputs=[])
+        """
+    )
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text("- {role: user, content: x\n", encoding="utf-8")
+    result = project.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=3)
+    text = result.stdout.str()
+    assert "pytest_agenttraj/" not in text  # no frame of the package's own files
+    result.stdout.fnmatch_lines(
+        [
+            '>       assert_trajectory([{"role": "user", "content": "x"}], "broken.yaml")',
+            "E       pytest_agenttraj.errors.ReferenceFileError: */broken.yaml:2: *",
+            '>       trajectory_evaluator(outputs=[{"role": "robot"}], reference_outputs=[])',
+            "E       pytest_agenttraj.errors.TrajectoryFormatError: outputs, message 0, *",
+            ">       create_trajectory_match_evaluator()(outputs=*, reference_outputs=[])",
+            "E       pytest_agenttraj.errors.TrajectoryFormatError: outputs, message 0, *",
+        ]
+    )
+    assert len(result.outlines) < 60

@@ -26,6 +26,7 @@ def to_trajectory(value: Any, *, side: str | None = None, memo: Memo | None = No
     ``side`` ("outputs" / "reference_outputs") is named in errors so the user knows which argument
     was wrong; ``memo`` lets the two sides of one evaluation share parsed arguments.
     """
+    __tracebackhide__ = True
     try:
         return _to_trajectory(value, {} if memo is None else memo)
     except TrajectoryFormatError as error:

@@ -185,6 +185,7 @@ class LangSmithSink:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
         result = yield
         case = item.stash.get(_CASE, None)
         if case is not None and case.managed and isinstance(item, pytest.Function):
@@ -202,6 +203,7 @@ class LangSmithSink:
         fixtures out of the logged inputs. A test whose tracking fails before its body starts
         (LangSmith down, a refused request) runs untracked instead, so its outcome is its own.
         """
+        __tracebackhide__ = True
         case = item.stash.get(_CASE, None)
         if case is None or not case.managed or not isinstance(item, pytest.Function):
             return (yield)
@@ -215,6 +217,7 @@ class LangSmithSink:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
         original = item.stash.get(_ORIGINAL, None)
         if original is not None and isinstance(item, pytest.Function):
             item.obj = original  # setup replaced it but the call never ran (e.g. -x, skip)
