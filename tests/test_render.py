@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
@@ -74,8 +76,8 @@ def test_args_mismatch_shows_per_key_lines_and_the_aligned_view() -> None:
         "      0   0  user: What's the weather in Suzhou?          =",
         "      1   1  assistant -> look_up_location_code(city=...  =",
         "      2   2  tool: location-123                           =",
-        "  !   3   3  ...(location_code='location-999')            "
-        "...(location_code='location-123')",
+        "  !   3   3  assistant -> get_weather(...'location-999')  "
+        "assistant -> get_weather(...'location-123')",
         "      4   4  tool: Sunny                                  =",
         "      5   5  assistant: Sunny.                            =",
     ]
@@ -97,10 +99,14 @@ def test_header_names_mode_args_and_overrides() -> None:
         "       - location_code: 'location-123'",
         "       + location_code: 'location-999'",
     ]
-    assert lines[5] == (
-        "output vs reference (! marks rows with problems; message text is not compared, "
-        "and superset mode compares tool calls, not message positions):"
-    )
+    assert lines[5:9] == [
+        "output calls beside the reference calls they paired with (superset mode compares tool "
+        "calls, not message positions; ! marks rows with problems):",
+        "     out ref  output                                       reference",
+        "      1   1  look_up_location_code(city='Suzhou')         =",
+        "  !   3   3  get_weather(location_code='location-999')    "
+        "get_weather(location_code='location-123')",
+    ]
 
 
 def test_nested_keys_by_dotted_path_and_missing_or_extra_keys() -> None:
@@ -152,11 +158,11 @@ def test_unpaired_output_call_with_closest_reference_candidate() -> None:
         "       closest reference call: reference message 1 f(x=1), already paired with another "
         "call",
         "",
-        "output vs reference (! marks rows with problems; message text is not compared, "
-        "and unordered mode compares tool calls, not message positions):",
+        "output calls beside the reference calls they paired with (unordered mode compares tool "
+        "calls, not message positions; ! marks rows with problems):",
         "     out ref  output                                       reference",
-        "      0   0  user: q                                      =",
-        "  !   1   1  assistant -> f(x=1), f(x=1)                  assistant -> f(x=1)",
+        "  !   1   1  f(x=1)                                       =",
+        "  !   1   -  f(x=1)                                       -",
     ]
 
 
@@ -252,9 +258,11 @@ def test_a_difference_past_the_column_width_is_shown() -> None:
         f"       - q: {value}",
         f"       + q: {value}",
     ]
-    row = lines[-1]
-    assert row.startswith("  !   1   1  ...")
-    assert row.endswith("xxx')              ..." + "x" * 25 + "y')")
+    # the tool name stays; the arguments show around their first difference
+    window = "x" * 23
+    assert lines[-1] == (
+        f"  !   1   1  assistant -> f(...{window}')  assistant -> f(...{window[:-1]}y')"
+    )
     full = render_report(report_for(output, reference), verbose=2)
     assert full[2] == "       - q: '" + "x" * 99 + "y'"
     assert full[3] == "       + q: '" + "x" * 100 + "'"
@@ -376,11 +384,23 @@ def test_content_whose_str_raises_neither_breaks_matching_nor_rendering() -> Non
     assert lines[-1] == f"  !   1   -  {'assistant: <unprintable Unprintable>':<43}  -"
 
 
-def test_a_rendering_failure_becomes_a_line() -> None:
-    # the paired call's args cannot be shown in the aligned view: the failure is a line
+def test_an_unprintable_argument_is_drawn_as_such() -> None:
     broken = Unprintable()
     output = [user(), ai(("f", {"v": broken})), final("hi")]
     reference = [user(), ai(("f", {"v": broken})), tool()]
+    lines = render_report(report_for(output, reference))
+    assert "      1   1  assistant -> f(v=<unprintable Unprintable>)  =" in lines
+
+
+def test_a_rendering_failure_becomes_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pytest_agenttraj.diff as diff
+
+    def broken(_report: Any) -> Any:
+        raise RuntimeError("no repr for you")
+
+    monkeypatch.setattr(diff, "_table_rows", broken)
+    output = [user(), ai(("f", {"v": 1})), final("hi")]
+    reference = [user(), ai(("f", {"v": 1})), tool()]
     report = report_for(output, reference)
     assert [p.text for p in report.problems] == ["message 2: expected role 'tool', got 'assistant'"]
     lines = render_report(report)
@@ -389,3 +409,49 @@ def test_a_rendering_failure_becomes_a_line() -> None:
         "role 'tool', got 'assistant'.",
         "(could not render the trajectory diff: RuntimeError: no repr for you)",
     ]
+
+
+def _columns(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _reference_column(line: str, reference_cell: str) -> int:
+    """The terminal column where a row's reference cell starts."""
+    return _columns(line) - _columns(reference_cell)
+
+
+def test_other_modes_show_each_call_beside_the_call_it_paired_with() -> None:
+    output = [
+        user(),
+        ai(("get_weather", {"location_code": "location-999"})),
+        tool(),
+        ai(("look_up_location_code", {"city": "苏州"})),
+    ]
+    reference = [
+        user(),
+        ai(("look_up_location_code", {"city": "苏州"})),
+        tool(),
+        ai(("get_weather", {"location_code": "location-123"})),
+    ]
+    lines = render_report(report_for(output, reference, "unordered"))
+    assert lines[-2].startswith("  !   1   3  get_weather(location_code='location-999')  ")
+    assert lines[-2].endswith("get_weather(location_code='location-123')")
+    assert lines[-1].startswith("      3   1  look_up_location_code(city='苏州')  ")
+    assert lines[-1].endswith("  =")
+    assert _reference_column(lines[-2], "get_weather(location_code='location-123')") == 58
+    assert _reference_column(lines[-1], "=") == 58
+
+
+def test_long_cells_keep_the_tool_name_and_wide_characters_line_up() -> None:
+    city = "苏州市工业园区" * 4
+    output = [user(city), ai(("look_up_location_code", {"city": city, "country": "中国"}))]
+    reference = [user(city), ai(("look_up_location_code", {"city": city, "country": "中华"}))]
+    lines = render_report(report_for(output, reference), width=100)
+    user_row, call_row = lines[-2], lines[-1]
+    assert user_row.endswith("  =")
+    assert _reference_column(user_row, "=") == 58
+    assert call_row.count("-> look_up_location_code(") == 2  # long: the role gives way
+    right = call_row[call_row.rindex("-> ") :]
+    assert _reference_column(call_row, right) == 58
+    assert "中华" in right
+    assert "中国" in call_row[: call_row.rindex("-> ")]

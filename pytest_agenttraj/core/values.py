@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args", "json_text"]
+__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args", "json_text", "safe_repr"]
 
 
 class _Missing:
@@ -65,6 +65,22 @@ def canonical(value: Any) -> Hashable:
     if isinstance(value, list | tuple):
         return ("l", tuple([canonical(v) for v in value]))
     return _canonical_other(value)
+
+
+def safe_repr(value: Any, width: int | None = None) -> str:
+    """``repr(value)``, cut to ``width`` characters, and never an error: these texts explain
+    failures, and a caller's value may have a ``__repr__`` that raises, be nested past the
+    recursion limit, or be an int too long to print."""
+    try:
+        text = repr(value)
+    except Exception:  # any failure of the caller's __repr__ (or of int's digit limit)
+        if isinstance(value, int):
+            text = f"<int of {value.bit_length()} bits>"
+        else:
+            text = f"<unprintable {type(value).__name__}>"
+    if width is not None and len(text) > width:
+        text = text[: max(0, width - 3)] + "..."
+    return text
 
 
 _encode = json.JSONEncoder(

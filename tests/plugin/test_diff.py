@@ -30,7 +30,8 @@ def test_assert_trajectory_failure_shows_mode_problem_and_aligned_view(
             "message text is not compared):",
             "E            out ref  output * reference",
             "E             0   0  user: What's the weather in 苏州? * =",
-            "E         !   3   3  *location_code='location-999')* *location_code='location-123')",
+            "E         !   3   3  assistant -> get_weather(*'location-999')* "
+            "assistant -> get_weather(*'location-123')",
         ]
     )
 

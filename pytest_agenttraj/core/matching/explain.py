@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from ..model import Message, ToolCall
-from ..values import MISSING, ArgDiff
+from ..values import MISSING, ArgDiff, safe_repr
 from .report import CallProblem, CallRef, Pairs, Problem
 from .rules import ArgsRule, MatchConfig
 
@@ -20,11 +20,7 @@ _VALUE_WIDTH = 60
 
 def short(value: Any, width: int = _VALUE_WIDTH) -> str:
     """A value's repr, cut to ``width`` characters (never raises: this text explains failures)."""
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<unprintable {type(value).__name__}>"
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return safe_repr(value, width)
 
 
 def call_text(call: ToolCall, width: int = 80) -> str:

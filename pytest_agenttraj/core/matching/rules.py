@@ -6,7 +6,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from ..values import MISSING, ArgDiff, canonical, diff_args, lookup_path
+from ..values import MISSING, ArgDiff, canonical, diff_args, lookup_path, safe_repr
 
 __all__ = [
     "TOOL_ARGS_MATCH_MODES",
@@ -39,7 +39,8 @@ def check_trajectory_mode(mode: object, *, where: str = "trajectory_match_mode")
     """``mode`` if it is a trajectory match mode, else a ValueError listing the valid ones."""
     if not isinstance(mode, str) or mode not in TRAJECTORY_MATCH_MODES:
         raise ValueError(
-            f"invalid {where} {mode!r}: must be one of {_choices(TRAJECTORY_MATCH_MODES)}"
+            f"invalid {where} {safe_repr(mode, 60)}: must be one of "
+            f"{_choices(TRAJECTORY_MATCH_MODES)}"
         )
     return mode
 
@@ -48,7 +49,8 @@ def check_tool_args_mode(mode: object, *, where: str = "tool_args_match_mode") -
     """``mode`` if it is a tool-args match mode, else a ValueError listing the valid ones."""
     if not isinstance(mode, str) or mode not in TOOL_ARGS_MATCH_MODES:
         raise ValueError(
-            f"invalid {where} {mode!r}: must be one of {_choices(TOOL_ARGS_MATCH_MODES)}"
+            f"invalid {where} {safe_repr(mode, 60)}: must be one of "
+            f"{_choices(TOOL_ARGS_MATCH_MODES)}"
         )
     return mode
 
@@ -156,21 +158,23 @@ _MODE_RULES: dict[str, ArgsRule] = {m: ArgsRule(m) for m in TOOL_ARGS_MATCH_MODE
 
 def _rule_for_override(tool: object, value: object) -> ArgsRule:
     if not isinstance(tool, str):
-        raise ValueError(f"tool_args_match_overrides keys must be tool names (str), got {tool!r}")
+        raise ValueError(
+            f"tool_args_match_overrides keys must be tool names (str), got {safe_repr(tool, 60)}"
+        )
     if isinstance(value, str):
         check_tool_args_mode(value, where=f"tool_args_match_overrides[{tool!r}]")
         return _MODE_RULES[value]
     if isinstance(value, list | tuple):
         if not value or not all(isinstance(k, str) and k for k in value):
             raise ValueError(
-                f"invalid tool_args_match_overrides[{tool!r}] {value!r}: a key list must be a "
-                "non-empty list of key names (dotted paths reach into nested dicts)"
+                f"invalid tool_args_match_overrides[{tool!r}] {safe_repr(value, 60)}: a key list "
+                "must be a non-empty list of key names (dotted paths reach into nested dicts)"
             )
         return ArgsRule("keys", keys=tuple(value))
     if callable(value):
         return ArgsRule("callable", func=value)
     raise ValueError(
-        f"invalid tool_args_match_overrides[{tool!r}] {value!r}: must be one of "
+        f"invalid tool_args_match_overrides[{tool!r}] {safe_repr(value, 60)}: must be one of "
         f"{_choices(TOOL_ARGS_MATCH_MODES)}, a list of keys, or a callable "
         "(output_args, reference_args) -> bool"
     )

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import TrajectoryFormatError
 from ..model import Role
+from ..values import safe_repr
 
 __all__ = [
     "ROLE_ALIASES",
@@ -64,8 +65,8 @@ def role(raw: Any, index: int, field: str = "role") -> Role:
     if raw is None:
         raise TrajectoryFormatError("the message has no role", index=index, field=field)
     raise TrajectoryFormatError(
-        f"unknown role {raw!r}; expected one of user, assistant, system, developer, tool, "
-        "function (or the aliases human, ai)",
+        f"unknown role {safe_repr(raw, 60)}; expected one of user, assistant, system, developer, "
+        "tool, function (or the aliases human, ai)",
         index=index,
         field=field,
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...errors import TrajectoryFormatError
 from ..model import Message, Role, ToolCall
+from ..values import safe_repr
 from . import anthropic
 from .chat import dict_call
 from .fields import Memo, call_name, opt_str, parse_args, role
@@ -70,7 +71,8 @@ def message(value: Any, index: int, memo: Memo) -> Message:
         found = _TYPES.get(kind) if isinstance(kind, str) else None
         if found is None:
             raise TrajectoryFormatError(
-                f"unsupported LangChain message type {kind!r} ({type(value).__name__})",
+                f"unsupported LangChain message type {safe_repr(kind, 60)} "
+                f"({type(value).__name__})",
                 index=index,
                 field="type",
             )
