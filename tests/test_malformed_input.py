@@ -854,3 +854,53 @@ def test_none_as_a_trajectory_names_the_side() -> None:
     error = _rejects(lambda: evaluator(outputs=GOOD, reference_outputs=None))
     assert error.side == "reference_outputs"
     assert str(error).startswith("reference_outputs")
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    cursor = value
+    for _ in range(levels):
+        cursor["a"] = {}
+        cursor = cursor["a"]
+    return value
+
+
+def _arg_call(args: Any) -> list[dict[str, Any]]:
+    return [{"role": "assistant", "tool_calls": [{"name": "f", "args": args}]}]
+
+
+@pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
+def test_deep_or_cyclic_arguments_give_a_verdict_or_say_so(mode: str) -> None:
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)  # type: ignore[arg-type]
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    deep_text = '{"a": ' + "[" * 990 + "]" * 990 + "}"
+    text_call = [
+        {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": deep_text}}]}
+    ]
+    cases = [
+        (_arg_call(_deep(2000)), _arg_call({"a": 1}), "nest more than 100 levels deep"),
+        (_arg_call({"a": 1}), _arg_call(_deep(3000)), "nest more than 100 levels deep"),
+        (_arg_call(cyclic), _arg_call({}), "refer to themselves"),
+        (text_call, _arg_call({}), "nest too deep to be read"),
+    ]
+    for outputs, reference, text in cases:
+        with pytest.raises(TrajectoryFormatError, match=text) as caught:
+            evaluator(outputs=outputs, reference_outputs=reference)
+        assert caught.value.index == 0
+        assert "tool 'f'" in str(caught.value)
+    # equal deep arguments still get a verdict
+    deep = _arg_call(_deep(400))
+    assert evaluator(outputs=deep, reference_outputs=copy.deepcopy(deep))["score"]
+
+
+def test_messages_about_huge_or_broken_values_never_fail_themselves() -> None:
+    with pytest.raises(TrajectoryFormatError, match=r"unknown role <int of \d+ bits>"):
+        to_trajectory([{"role": 10**5000}])
+
+    class Broken:
+        def __repr__(self) -> str:
+            raise RuntimeError("no")
+
+    with pytest.raises(TrajectoryFormatError, match="unknown role <unprintable Broken>"):
+        to_trajectory([{"role": Broken()}])

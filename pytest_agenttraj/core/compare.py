@@ -4,16 +4,20 @@ match, else normalisation and the general matcher."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from ..errors import TrajectoryFormatError
 from . import fastpath
 from .matching import MatchReport, match_trajectories
 from .matching.rules import MatchConfig
 from .normalize import Memo, to_trajectory
 
-__all__ = ["collector_paused", "compare_trajectories"]
+__all__ = ["MAX_NESTING", "collector_paused", "compare_trajectories", "nesting_problem"]
+
+MAX_NESTING = 100
+"""Arguments nested deeper than this are not compared: Python's recursion limit is near."""
 
 
 @contextmanager
@@ -43,12 +47,49 @@ def compare_trajectories(outputs: Any, reference_outputs: Any, config: MatchConf
     """
     __tracebackhide__ = True
     with collector_paused():
-        report = fastpath.verdict(outputs, reference_outputs, config)
-        if report is not None:
-            return report
-        memo: Memo = {}
-        return match_trajectories(
-            to_trajectory(outputs, side="outputs", memo=memo),
-            to_trajectory(reference_outputs, side="reference_outputs", memo=memo),
-            config,
-        )
+        try:
+            report = fastpath.verdict(outputs, reference_outputs, config)
+            if report is not None:
+                return report
+            memo: Memo = {}
+            output = to_trajectory(outputs, side="outputs", memo=memo)
+            reference = to_trajectory(reference_outputs, side="reference_outputs", memo=memo)
+            return match_trajectories(output, reference, config)
+        except RecursionError:
+            _refuse_nesting(outputs, reference_outputs)
+            raise
+
+
+def _refuse_nesting(outputs: Any, reference_outputs: Any) -> None:
+    """After a ``RecursionError``: the call whose arguments nest too deep or refer to themselves,
+    as a ``TrajectoryFormatError`` naming it (nothing when no call is to blame)."""
+    __tracebackhide__ = True
+    for side, value in (("outputs", outputs), ("reference_outputs", reference_outputs)):
+        trajectory = to_trajectory(value, side=side)
+        for m_index, position, call in trajectory.tool_calls():
+            problem = nesting_problem(call.args)
+            if problem is not None:
+                raise TrajectoryFormatError(
+                    f"arguments of tool {call.name!r} {problem}",
+                    index=m_index,
+                    field=f"tool_calls[{position}].args",
+                    side=side,
+                )
+
+
+def nesting_problem(value: Any, limit: int = MAX_NESTING) -> str | None:
+    """Why ``value`` cannot be compared (it refers to itself, or nests past ``limit``), found
+    without recursion; ``None`` when it can."""
+    stack: list[tuple[Any, int, frozenset[int]]] = [(value, 0, frozenset())]
+    while stack:
+        item, depth, above = stack.pop()
+        if not isinstance(item, Mapping | list | tuple):
+            continue
+        if id(item) in above:
+            return "refer to themselves (a cycle): they cannot be compared"
+        if depth >= limit:
+            return f"nest more than {limit} levels deep: they cannot be compared"
+        inner = above | {id(item)}
+        children = item.values() if isinstance(item, Mapping) else item
+        stack.extend((child, depth + 1, inner) for child in children)
+    return None

@@ -52,7 +52,7 @@ def scan_object(text: str) -> dict[str, Any] | None:
     """``text`` parsed by the JSON scanner if it is exactly one JSON object, else ``None``."""
     try:
         value, end = _scan_json(text, 0)
-    except (StopIteration, ValueError):
+    except (StopIteration, ValueError, RecursionError):
         return None
     return value if end == len(text) and type(value) is dict else None
 
@@ -114,6 +114,10 @@ def _loads(raw: str, tool: str, index: int, field: str) -> dict[str, Any]:
     """``json.loads`` decides (surrounding space is fine) and any error names the call."""
     try:
         parsed = json.loads(raw)
+    except RecursionError:
+        raise TrajectoryFormatError(
+            f"arguments of tool {tool!r} nest too deep to be read", index=index, field=field
+        ) from None
     except ValueError as error:
         raise TrajectoryFormatError(
             f"arguments of tool {tool!r} are not valid JSON ({error}): {raw[:80]!r}",
