@@ -63,6 +63,8 @@ def uses_plugin(item: pytest.Item) -> bool:
     )
 
 
+_LANGSMITH_TABLE = "langsmith_output_plugin"  # langsmith's own plugin, which adds -qq
+
 _INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY, NAMED_PROPERTY})
 
 ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
@@ -339,6 +341,8 @@ class TrajectorySession:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         verbosity = self.config.get_verbosity()
+        if verbosity < -1 and self.config.pluginmanager.has_plugin(_LANGSMITH_TABLE):
+            verbosity = -1  # -qq came from langsmith's --langsmith-output: keep the totals
         if self.is_worker or verbosity < -1:
             return
         if self.repeats and verbosity >= 0:

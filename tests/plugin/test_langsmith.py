@@ -763,3 +763,90 @@ def test_bad_timeouts_are_a_usage_error_when_logging_is_on(
     result = pytester.runpytest_subprocess("--trajectory-langsmith", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*invalid {TIMEOUTS_ENV} 'read=soon'*"])
+
+
+# ------------------------------------------------------------------ --langsmith-output's table
+
+
+def _output_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--langsmith-output", *args)
+
+
+def _failures_reach_the_terminal(result: pytest.RunResult, *, table: bool = False) -> None:
+    result.stdout.fnmatch_lines(
+        [
+            "*= FAILURES =*",
+            "*TrajectoryMismatch: Trajectory does not match the reference*",
+            "*4 trajectory evaluations in 4 tests: 3 passed, 1 failed*",
+            "FAILED test_agent.py::test_fails - *",
+            # under langsmith's table pytest runs -qq, which prints no counts line
+            *([] if table else ["*1 failed, 4 passed*"]),
+        ]
+    )
+
+
+def test_an_unreachable_langsmith_gives_the_terminal_back(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    _project(pytester, FAULT_TESTS)
+    langsmith_env.setenv("LANGSMITH_ENDPOINT", refused_url())
+    langsmith_env.setenv(TIMEOUTS_ENV, "probe=0.5")
+    result = _output_run(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    _failures_reach_the_terminal(result)
+    result.stdout.fnmatch_lines(["*LangSmith logging failed: LangSmith is unreachable*"])
+
+
+def test_no_api_key_means_logging_off_and_pytests_own_output(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    _project(pytester, FAULT_TESTS.replace("@pytest.mark.langsmith\n", ""))
+    langsmith_env.delenv("LANGSMITH_API_KEY")
+    with FakeLangSmith() as server:
+        langsmith_env.setenv("LANGSMITH_ENDPOINT", server.url)
+        result = _output_run(pytester)
+    assert [r for r in server.requests if r.path != "/info"] == []
+    result.stdout.fnmatch_lines(
+        ["agenttraj: LangSmith logging off: LANGSMITH_API_KEY is not set (--langsmith-output)"]
+    )
+    _failures_reach_the_terminal(result)
+
+
+def test_failures_are_printed_after_the_live_table(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    _project(pytester, FAULT_TESTS)
+    with FakeLangSmith() as server:
+        langsmith_env.setenv("LANGSMITH_ENDPOINT", server.url)
+        result = _output_run(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert server.feedback()  # logging went on, with langsmith's table
+    result.stdout.fnmatch_lines(["*Finishing up...*"])
+    _failures_reach_the_terminal(result, table=True)
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message"),
+    [
+        ("import sys\nsys.modules['rich'] = None\n", [], "*pip install 'langsmith?pytest?'*"),
+        ("", ["-n", "2"], "*--langsmith-output does not run with pytest-xdist*"),
+        ("", ["--tracking-off"], "*--langsmith-output does not run with LANGSMITH_TEST_TRACKING*"),
+    ],
+    ids=["no-rich", "xdist", "tracking-off"],
+)
+def test_what_langsmiths_plugin_refuses_is_a_usage_error(
+    pytester: pytest.Pytester,
+    langsmith_env: pytest.MonkeyPatch,
+    setup: str,
+    args: list[str],
+    message: str,
+) -> None:
+    _project(pytester, FAULT_TESTS)
+    pytester.makeconftest(CONFTEST_TIMING + setup)
+    if "--tracking-off" in args:
+        langsmith_env.setenv("LANGSMITH_TEST_TRACKING", "false")
+        args = []
+    result = _output_run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

@@ -4,9 +4,12 @@ and a test is tracked (:mod:`.link`)."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 import pytest
 
 from .options import add_options, add_output_option
+from .output import check_output_option, live_table, status
 from .sink import LangSmithSink
 
 __all__: list[str] = []
@@ -26,11 +29,22 @@ def pytest_load_initial_conftests(parser: pytest.Parser) -> None:
     add_output_option(parser)
 
 
-@pytest.hookimpl(trylast=True)  # after the main plugin
+@pytest.hookimpl(tryfirst=True)  # before langsmith's plugin refuses with a traceback
 def pytest_configure(config: pytest.Config) -> None:
+    check_output_option(config)
     sink = LangSmithSink(config)
     config.stash[_SINK] = sink
     config.pluginmanager.register(sink, PLUGIN_NAME)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> Generator[None, tuple[str, str, str], tuple[str, str, str]]:
+    reported = yield
+    if reported == ("", "", "") and live_table(config) is not None:
+        return status(report)
+    return reported
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -28,6 +28,7 @@ import pytest
 
 from .case import Case, parameters, pick, unlogged
 from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
+from .output import restore_reporting
 from .payload import REDACTED, input_messages, to_payload
 from .runner import body_of, make_runner, within
 from .selection import TrajectoryTests
@@ -62,6 +63,8 @@ class LangSmithSink:
         self.langsmith_active = any(pm.get_plugin(name) is not None for name in LANGSMITH_PLUGINS)
         self.suite = env("TEST_SUITE") or config.rootpath.name
         self.secret = env("API_KEY")
+        self.no_key = self.enabled and not self.secret
+        self.enabled = self.enabled and not self.no_key
         self.stats = LangSmithStats()
         self.verdict: Verdict | None = None
         self.link: Link | None = None
@@ -85,10 +88,14 @@ class LangSmithSink:
             return (
                 f"agenttraj: LangSmith logging off (LANGSMITH_TEST_TRACKING=false; {self.switch})"
             )
+        if self.no_key:
+            return f"agenttraj: LangSmith logging off: LANGSMITH_API_KEY is not set ({self.switch})"
         return f"agenttraj: LangSmith logging on ({self.switch}), test suite {self.suite!r}"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self) -> None:
+        if self.no_key:  # nothing will be logged: pytest's own reporting, not an idle table
+            restore_reporting(self.config)
         # The xdist controller runs no test: it asks LangSmith once, for every worker.
         if self.enabled and not self.is_worker and self.config.pluginmanager.has_plugin("dsession"):
             self.verdict = self._probe()
@@ -135,6 +142,23 @@ class LangSmithSink:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         if self.tracking_off:
             return
+        ours, users = self._tracked_tests(items)
+        if not self.enabled:
+            if self.langsmith_active:  # langsmith runs them; results are logged into them
+                for item in users:
+                    item.stash[_CASE] = Case(item.nodeid, "user", managed=False, live=True)
+            return
+        if not (ours or users) or self.config.option.collectonly:
+            return
+        link = self._connect()
+        if link is None:  # LangSmith is not there: pytest's own reporting, not an idle table
+            restore_reporting(self.config)
+        self._track(ours, users, link)
+
+    def _tracked_tests(
+        self, items: list[pytest.Item]
+    ) -> tuple[list[pytest.Function], list[pytest.Function]]:
+        """The tests tracked here, and those the user marked ``@pytest.mark.langsmith``."""
         ours: list[pytest.Function] = []
         users: list[pytest.Function] = []
         for item in items:
@@ -144,14 +168,7 @@ class LangSmithSink:
                 users.append(item)
             elif self.enabled and item in self._trajectory_tests:
                 ours.append(item)
-        if not self.enabled:
-            if self.langsmith_active:  # langsmith runs them; results are logged into them
-                for item in users:
-                    item.stash[_CASE] = Case(item.nodeid, "user", managed=False, live=True)
-            return
-        if not (ours or users) or self.config.option.collectonly:
-            return
-        self._track(ours, users, self._connect())
+        return ours, users
 
     def _track(
         self, ours: list[pytest.Function], users: list[pytest.Function], link: Link | None

@@ -1,0 +1,88 @@
+"""langsmith's live results table (``--langsmith-output``), and keeping pytest's own reporting
+beside it. langsmith's plugin adds ``-qq -s`` and blanks every test's status, which also takes
+the failures, their diffs and the final counts off the terminal; when logging is off or LangSmith
+cannot be reached, the table shows every test "running" and nothing else. So:
+
+* a test's status keeps its category (failed, error, ...) with a blank letter, so the failures
+  and the counts are printed after the table;
+* when nothing will be logged (no API key, LangSmith unreachable), the table is stopped and
+  pytest's normal reporting comes back;
+* what langsmith's plugin would refuse with a traceback (no ``rich``, ``-n``,
+  ``LANGSMITH_TEST_TRACKING=false``) is a usage error that says what to do.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import pytest
+
+from .options import OUTPUT_DEST, tracking_disabled
+
+__all__ = ["LIVE_PLUGIN", "check_output_option", "live_table", "restore_reporting", "status"]
+
+LIVE_PLUGIN = "langsmith_output_plugin"
+_LANGSMITH_PLUGIN = "langsmith_plugin"
+
+
+def _langsmith_output(config: pytest.Config) -> bool:
+    """Whether langsmith's own plugin runs ``--langsmith-output``."""
+    return bool(config.getoption(OUTPUT_DEST, default=False)) and (
+        config.pluginmanager.get_plugin(_LANGSMITH_PLUGIN) is not None
+    )
+
+
+def check_output_option(config: pytest.Config) -> None:
+    """A usage error for what langsmith's plugin would refuse with a traceback."""
+    if not _langsmith_output(config):
+        return
+    if importlib.util.find_spec("rich") is None:
+        raise pytest.UsageError(
+            "--langsmith-output needs langsmith's pytest extra (rich): pip install "
+            "'langsmith[pytest]'. Or log with --trajectory-langsmith, which keeps pytest's "
+            "own output and needs nothing more."
+        )
+    if config.getoption("numprocesses", default=None) or hasattr(config, "workerinput"):
+        raise pytest.UsageError(
+            "--langsmith-output does not run with pytest-xdist (langsmith's plugin refuses -n); "
+            "--trajectory-langsmith logs the same results and works with -n"
+        )
+    if tracking_disabled():
+        raise pytest.UsageError(
+            "--langsmith-output does not run with LANGSMITH_TEST_TRACKING=false (langsmith's "
+            "plugin refuses it): unset the variable, or drop --langsmith-output"
+        )
+
+
+def live_table(config: pytest.Config) -> Any:
+    """langsmith's live table, while it is shown."""
+    return config.pluginmanager.get_plugin(LIVE_PLUGIN)
+
+
+def restore_reporting(config: pytest.Config) -> bool:
+    """Stop langsmith's live table and give pytest its normal reporting back (the verbosity
+    the user asked for, progress letters); ``True`` if there was a table to stop."""
+    table = live_table(config)
+    if table is None:
+        return False
+    live = getattr(table, "live", None)
+    if live is not None:
+        live.stop()
+    config.pluginmanager.unregister(table)
+    config.option.langsmith_output = False  # langsmith's status hook blanks no more
+    if "-qq" not in config.invocation_params.args:  # langsmith's plugin added it
+        config.option.verbose += 2
+    return True
+
+
+def status(report: pytest.TestReport) -> tuple[str, str, str]:
+    """A test's status as pytest reports it, with a blank progress letter (the live table shows
+    progress instead): the category keeps the failures and the counts in the summary."""
+    if hasattr(report, "wasxfail"):
+        category = "xfailed" if report.skipped else "xpassed"
+    elif report.when in ("setup", "teardown"):
+        category = "error" if report.failed else "skipped" if report.skipped else ""
+    else:
+        category = report.outcome
+    return category, "", category.upper()
