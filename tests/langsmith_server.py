@@ -29,9 +29,10 @@ Every request is recorded (``server.requests``), bodies are decompressed (gzip,
 deflate, zstd) and multipart bodies are split into parts.  Convenience accessors
 (``feedback()``, ``runs()``, ``examples()``, ``datasets``, ``sessions``) merge what
 arrived over both transports.  ``fault`` injects failures: ``"500"``, ``"429"``
-(with ``Retry-After: 0``) or ``"hang"`` (every request sleeps ``hang_seconds``, then
-is answered normally; the sleep is cut short when the server stops).  ``fault_on``
-narrows the fault to some requests, e.g. ingestion only::
+(with ``Retry-After: 0``), ``"hang"`` (every request sleeps ``hang_seconds``, then
+is answered normally; the sleep is cut short when the server stops) or ``"drip"`` (the
+answer is sent one byte every ``drip_seconds``, so that no read waits long enough to time
+out).  ``fault_on`` narrows the fault to some requests, e.g. ingestion only::
 
     FakeLangSmith(fault="500", fault_on=lambda method, path: path.startswith("/runs"))
 
@@ -76,7 +77,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 Mode = Literal["multipart", "legacy"]
-Fault = Literal["500", "429", "hang"]
+Fault = Literal["500", "429", "hang", "drip"]
+_DRIP = "x-fake-drip"  # internal: tells the handler to drip this answer
 
 TENANT_ID = "00000000-0000-4000-8000-00000000fa4e"
 """The tenant (workspace) id every object of the fake server belongs to."""
@@ -310,6 +312,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         data = json.dumps(payload).encode()
+        if extra_headers.pop(_DRIP, None):
+            self._drip(status, data)
+            return
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -320,6 +325,24 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (ConnectionError, TimeoutError):  # the client gave up on a hung request
             self.close_connection = True
+
+    def _drip(self, status: int, data: bytes) -> None:
+        """The whole answer, one byte every ``drip_seconds`` until it is sent or the server
+        stops: a client whose timeout restarts with every byte waits for all of it."""
+        head = (
+            f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        ).encode()
+        stop = self.server.owner._stop
+        try:
+            for byte in head + data:
+                if stop.wait(self.server.owner.drip_seconds):
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except (ConnectionError, TimeoutError):
+            pass
+        self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
 
@@ -336,16 +359,18 @@ class FakeLangSmith:
         *,
         fault: Fault | None = None,
         hang_seconds: float = 30.0,
+        drip_seconds: float = 1.0,
         zstd: bool = True,
         fault_on: Callable[[str, str], bool] | None = None,
     ) -> None:
         if mode not in ("multipart", "legacy"):
             raise ValueError(f"mode must be 'multipart' or 'legacy', not {mode!r}")
-        if fault not in (None, "500", "429", "hang"):
+        if fault not in (None, "500", "429", "hang", "drip"):
             raise ValueError(f"unknown fault {fault!r}")
         self.mode: Mode = mode
         self.fault: Fault | None = fault
         self.hang_seconds = hang_seconds
+        self.drip_seconds = drip_seconds
         self.zstd = zstd
         self.fault_on = fault_on
         """When set, ``fault`` only hits requests for which ``fault_on(method, path)``."""
@@ -581,7 +606,7 @@ class FakeLangSmith:
 
         status, payload = self._dispatch(rec)
         rec.status = status
-        return status, payload, {}
+        return status, payload, {_DRIP: "1"} if fault == "drip" else {}
 
     def _note_error(self, message: str) -> None:
         logger.error("fake langsmith: %s", message)

@@ -29,9 +29,9 @@ import urllib.error
 import urllib.request
 import uuid
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import langsmith
@@ -53,6 +53,7 @@ __all__ = [
 ]
 
 _DEFAULTS = Timeouts()
+_T = TypeVar("_T")
 STOPPED = "stopped by pytest-agenttraj"
 """Text in every synthetic answer; langsmith's own log lines about them are dropped."""
 
@@ -104,14 +105,52 @@ class Verdict:
         return cls(bool(data.get("ok")), data.get("reason"), data.get("info"))
 
 
+class _Late(Exception):
+    """A call that did not finish within its deadline (its thread is left behind)."""
+
+
+def within(seconds: float, call: Callable[[], _T]) -> _T:
+    """``call()``, or ``_Late`` once ``seconds`` have passed, however the call is going.
+
+    A socket timeout restarts with every byte that arrives, so a server that answers one byte
+    a second keeps a request going for minutes; only a deadline on the whole call bounds it.
+    The call runs in a daemon thread, which the process does not wait for at exit.
+    """
+    done = threading.Event()
+    box: list[Any] = []
+
+    def run() -> None:
+        try:
+            box.append((True, call()))
+        except BaseException as error:  # handed to the caller below
+            box.append((False, error))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="agenttraj-langsmith-call", daemon=True).start()
+    if not done.wait(seconds):
+        raise _Late
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return cast("_T", value)
+
+
 def probe(api_url: str, timeout: float = _DEFAULTS.probe) -> Verdict:
-    """``GET {api_url}/info`` once: is LangSmith there, and what does it support?"""
+    """``GET {api_url}/info`` once, all of it within ``timeout``: is LangSmith there, and what
+    does it support?"""
     url = f"{api_url.rstrip('/')}/info"
     shown = f"GET {public_url(url)}"
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
-    try:
+
+    def ask() -> bytes:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read(1_000_000)
+            return bytes(response.read(1_000_000))
+
+    try:
+        body = within(timeout, ask)
+    except _Late:
+        return Verdict(False, f"{shown}: no complete answer within {timeout:g} s")
     except urllib.error.HTTPError as error:
         error.close()
         return Verdict(False, f"{shown} answered {error.code}")
@@ -200,8 +239,13 @@ class GuardedSession(requests.Session):
         if refused is not None:
             return _stopped(method, url, refused)
         kwargs["timeout"] = timeout = self.guard.timeout(kwargs.get("timeout"))
+        budget = max(timeout)  # the whole request, however the answer trickles in
         try:
-            response = super().request(method, url, *args, **kwargs)
+            response = within(
+                budget, lambda: requests.Session.request(self, method, url, *args, **kwargs)
+            )
+        except _Late:
+            return self._fail(method, url, f"{what} got no complete answer within {budget:g} s")
         except requests.Timeout:
             return self._fail(method, url, f"{what} got no answer within {timeout[1]:g} s")
         except requests.ConnectionError as error:  # urllib3 reports read timeouts as these too
