@@ -79,7 +79,9 @@ def _problem_lines(number: int, problem: Problem, value_width: int, paint: Marku
             "bad",
         )
         yield from _diff_lines(detail.diffs, value_width, paint, "       ")
-        if not detail.diffs:
+        if not detail.explained:
+            yield paint("       (not compared in detail: the first problems are)", "dim")
+        elif not detail.diffs:
             yield paint(f"       the {detail.rule} override returned False", "dim")
         return
     yield prefix + paint(problem.text, "bad")

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-__all__ = ["MISSING", "ArgDiff", "canonical", "diff_args", "json_text", "safe_repr"]
+__all__ = [
+    "MISSING",
+    "ArgDiff",
+    "canonical",
+    "diff_args",
+    "json_text",
+    "safe_repr",
+    "same_value",
+]
 
 
 class _Missing:
@@ -40,6 +48,7 @@ MISSING: Any = _Missing()
 _NAN = ("nan",)
 
 
+_STR = frozenset({str})  # set(map(type, keys)) <= _STR: every key exactly a str
 _TRUE = ("b", True)
 _FALSE = ("b", False)
 
@@ -50,12 +59,24 @@ def canonical(value: Any) -> Hashable:
     if kind is str or kind is int or value is None:
         return value  # type: ignore[no-any-return]
     if kind is dict:
-        if all(type(k) is str for k in value):
-            # Plain string keys (every JSON object): sorting the keys alone is enough.
-            return ("d", tuple([(k, canonical(value[k])) for k in sorted(value)]))
+        if set(map(type, value)) <= _STR:
+            # Plain string keys (every JSON object): sorting the keys alone is enough. Strings
+            # and ints are their own stand-ins, without a call.
+            return (
+                "d",
+                tuple(
+                    [
+                        (k, v if (t := type(v)) is str or t is int else canonical(v))
+                        for k, v in sorted(value.items())
+                    ]
+                ),
+            )
         return _canonical_mapping(value)
     if kind is list or kind is tuple:
-        return ("l", tuple([canonical(v) for v in value]))
+        return (
+            "l",
+            tuple([v if (t := type(v)) is str or t is int else canonical(v) for v in value]),
+        )
     if kind is bool:
         return _TRUE if value else _FALSE
     if kind is float:
@@ -98,6 +119,15 @@ def json_text(value: Any) -> str | None:
         return _encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def same_value(one: Any, other: Any) -> bool:
+    """Whether two values are equal as JSON values; strings compare directly."""
+    if one is other:
+        return True
+    if type(one) is str and type(other) is str:
+        return bool(one == other)
+    return canonical(one) == canonical(other)
 
 
 def _canonical_mapping(value: Mapping[Any, Any]) -> Hashable:
@@ -179,7 +209,7 @@ def diff_args(
         if isinstance(exp, Mapping) and isinstance(act, Mapping):
             # Below the top level values compare whole, so every difference counts.
             diffs.extend(diff_args(act, exp, prefix=f"{path}."))
-        elif canonical(act) != canonical(exp):
+        elif not same_value(act, exp):
             diffs.append(ArgDiff(path, "changed", expected=exp, actual=act))
     if unexpected:
         for key, act in actual.items():

@@ -86,10 +86,10 @@ def _pair_group(out_args: list[Args], ref_args: list[Args], rule: ArgsRule) -> l
         for i in range(min(n_out, n_ref)):
             match_out[i] = match_ref[i] = i
         return match_out
-    if rule.kind in ("exact", "subset", "superset"):
-        # Equal args match under all three rules (exact matching is an equivalence; for
-        # inclusion an exchange argument shows some maximum pairing pairs equal args with each
-        # other): pair those first, by their JSON text, which is cheap and proves equality.
+    if rule.kind in ("subset", "superset"):
+        # Equal args match under inclusion both ways, and an exchange argument shows some
+        # maximum pairing pairs equal args with each other: pair those first, by their JSON
+        # text, which is cheap and proves equality.
         _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)
     if rule.hashable:
         # Equal keys <=> match, so pairing equal keys in order is already maximum.

@@ -4,17 +4,31 @@ as a problem whose text names the message index. The text helpers here also serv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from ..model import Message, ToolCall
-from ..values import MISSING, ArgDiff, safe_repr
+from ..values import MISSING, ArgDiff, safe_repr, same_value
 from .report import CallProblem, CallRef, Pairs, Problem
 from .rules import ArgsRule, MatchConfig
 
-__all__ = ["call_problems", "call_text", "describe_message", "format_diff", "names", "short"]
+__all__ = [
+    "EXPLAINED",
+    "call_problems",
+    "call_text",
+    "describe_message",
+    "format_diff",
+    "names",
+    "short",
+]
 
-_CLOSEST_SCAN_LIMIT = 200
+_CLOSEST_SCAN_LIMIT = 100
+EXPLAINED = 10
+"""How many unpaired calls of one comparison are explained in full (the closest of up to 100
+candidates, with every difference); later ones are set beside the first unused call of their
+tool without comparing arguments, so that no input makes a verdict wait on its explanation."""
 _VALUE_WIDTH = 60
 
 
@@ -59,22 +73,75 @@ def _closest(
     candidates: Iterable[CallRef],
     rule: ArgsRule,
     side: Literal["output", "reference"],
+    limit: int = _CLOSEST_SCAN_LIMIT,
 ) -> tuple[CallRef | None, tuple[ArgDiff, ...]]:
-    """The same-named candidate whose args differ in the fewest keys under ``rule``."""
+    """Among the first ``limit`` candidates (calls of the same tool), the one whose args differ
+    in the fewest top-level keys (a cheap count), with what differs under ``rule``."""
     best: CallRef | None = None
-    best_diffs: tuple[ArgDiff, ...] = ()
-    for count, candidate in enumerate(c for c in candidates if c.call.name == call.call.name):
-        if count >= _CLOSEST_SCAN_LIMIT:
+    fewest = -1
+    for count, candidate in enumerate(candidates):
+        if count >= limit:
             break
-        if side == "output":
-            diffs = rule.explain(call.call.args, candidate.call.args)
-        else:
-            diffs = rule.explain(candidate.call.args, call.call.args)
-        if best is None or len(diffs) < len(best_diffs):
-            best, best_diffs = candidate, tuple(diffs)
-            if not diffs:
+        distance = _distance(call.call.args, candidate.call.args)
+        if best is None or distance < fewest:
+            best, fewest = candidate, distance
+            if not distance:
                 break
-    return best, best_diffs
+    if best is None:
+        return None, ()
+    if side == "output":
+        return best, tuple(rule.explain(call.call.args, best.call.args))
+    return best, tuple(rule.explain(best.call.args, call.call.args))
+
+
+def _distance(one: Mapping[str, Any], other: Mapping[str, Any]) -> int:
+    """How many top-level keys two arg dicts disagree on (missing on one side, or unequal)."""
+    differ = len(one.keys() ^ other.keys())
+    for key, value in one.items():
+        if key in other and not same_value(value, other[key]):
+            differ += 1
+    return differ
+
+
+def _first(
+    call: CallRef,  # noqa: ARG001  (the signature of _closest)
+    candidates: Iterable[CallRef],
+    rule: ArgsRule,  # noqa: ARG001
+    side: Literal["output", "reference"],  # noqa: ARG001
+) -> tuple[CallRef | None, tuple[ArgDiff, ...]]:
+    """The first candidate, its arguments not compared."""
+    return next(iter(candidates), None), ()
+
+
+class _Pool:
+    """Calls of one side by tool name, in order, each used at most once. ``free(name)`` walks
+    the unused ones; used calls at the front are dropped as they are met, so that taking the
+    first free call of a tool costs little however many were taken before."""
+
+    def __init__(self, calls: Iterable[CallRef]) -> None:
+        self.by_name: dict[str, deque[CallRef]] = defaultdict(deque)
+        for call in calls:
+            self.by_name[call.call.name].append(call)
+        self.all_by_name = {name: list(queue) for name, queue in self.by_name.items()}
+        self.used: set[int] = set()
+        self.claimed: dict[str, list[CallRef]] = defaultdict(list)
+
+    def free(self, name: str) -> Iterator[CallRef]:
+        queue = self.by_name.get(name)
+        if not queue:
+            return
+        while queue and id(queue[0]) in self.used:
+            queue.popleft()
+        for call in queue:
+            if id(call) not in self.used:
+                yield call
+
+    def take(self, call: CallRef) -> None:
+        self.used.add(id(call))
+        self.claimed[call.call.name].append(call)
+
+    def all(self, name: str) -> list[CallRef]:
+        return self.all_by_name.get(name, [])
 
 
 def call_problems(
@@ -88,63 +155,76 @@ def call_problems(
 ) -> list[Problem]:
     """Problems for unpaired calls; an unpaired output and reference of the same tool become one
     'args differ' problem. ``where`` names what was searched (strict mode searches one message
-    of each side)."""
+    of each side).
+
+    The work is bounded so that no input makes a verdict wait on its explanation: the first
+    ``EXPLAINED`` unpaired calls are compared with up to ``_CLOSEST_SCAN_LIMIT`` candidates to
+    find the closest; every later one is set beside the first unused call of its tool.
+    """
     if not lone_out and not lone_ref:
         return []
     problems: list[Problem] = []
-    used_ref: set[int] = set()
-    used_out: set[int] = set()
-    paired_out = [o for o, _ in paired]
-    paired_ref = [r for _, r in paired]
+    free_out, free_ref = _Pool(lone_out), _Pool(lone_ref)
+    paired_out, paired_ref = _Pool(o for o, _ in paired), _Pool(r for _, r in paired)
     if report_out:
         for out in lone_out:
-            rule = config.rule_for(out.call.name)
-            free = [r for r in lone_ref if id(r) not in used_ref]
-            closest, diffs = _closest(out, free, rule, "output")
-            if closest is not None:
-                if report_ref:
-                    used_ref.add(id(closest))
-                used_out.add(id(out))
-                problems.append(_args_problem(out, closest, diffs, rule, "output"))
-                continue
-            taken = paired_ref + [r for r in lone_ref if id(r) in used_ref]
-            closest, diffs = _closest(out, taken, rule, "output")
-            problems.append(
-                Problem(
-                    "unexpected_call",
-                    _unexpected_text(out, closest, where[0]),
-                    output_index=out.message,
-                    reference_index=closest.message if closest else None,
-                    call=CallProblem(
-                        "output", out, closest, diffs, rule.describe(), closest is not None
-                    ),
-                )
+            full = len(problems) < EXPLAINED
+            problem = _lone_problem(
+                out, "output", free_ref, paired_ref, config, where[0], full, report_ref
             )
+            problems.append(problem)
+            free_out.take(out)
     if report_ref:
         for ref in lone_ref:
-            if id(ref) in used_ref:
+            if id(ref) in free_ref.used:
                 continue
-            rule = config.rule_for(ref.call.name)
-            free = [o for o in lone_out if id(o) not in used_out]
-            closest, diffs = _closest(ref, free, rule, "reference")
-            if closest is not None:
-                used_out.add(id(closest))
-                problems.append(_args_problem(closest, ref, diffs, rule, "reference"))
-                continue
-            taken = paired_out + [o for o in lone_out if id(o) in used_out]
-            closest, diffs = _closest(ref, taken, rule, "reference")
+            full = len(problems) < EXPLAINED
             problems.append(
-                Problem(
-                    "missing_call",
-                    _missing_text(ref, closest, where[1]),
-                    output_index=closest.message if closest else None,
-                    reference_index=ref.message,
-                    call=CallProblem(
-                        "reference", ref, closest, diffs, rule.describe(), closest is not None
-                    ),
-                )
+                _lone_problem(ref, "reference", free_out, paired_out, config, where[1], full, True)
             )
     return problems
+
+
+def _lone_problem(
+    lone: CallRef,
+    side: Literal["output", "reference"],
+    free: _Pool,
+    taken: _Pool,
+    config: MatchConfig,
+    searched: str,
+    full: bool,
+    claim: bool,
+) -> Problem:
+    """The problem of one unpaired call: its arguments differ from the closest free call of its
+    tool on the other side (which ``claim`` takes), or it has no counterpart. ``full``: compare
+    arguments to find the closest and say what differs; else the first candidate, unexplained."""
+    name = lone.call.name
+    rule = config.rule_for(name)
+    find = _closest if full else _first
+    closest, diffs = find(lone, free.free(name), rule, side)
+    if closest is not None:
+        if claim:
+            free.take(closest)
+        out, ref = (lone, closest) if side == "output" else (closest, lone)
+        return _args_problem(out, ref, diffs, rule, side, explained=full)
+    # every call of the tool is taken: the closest of them, to say so
+    candidates = itertools.chain(taken.all(name), free.claimed.get(name, ()))
+    closest, diffs = find(lone, candidates, rule, side)
+    if side == "output":
+        return Problem(
+            "unexpected_call",
+            _unexpected_text(lone, closest, searched),
+            output_index=lone.message,
+            reference_index=closest.message if closest else None,
+            call=CallProblem("output", lone, closest, diffs, rule.describe(), closest is not None),
+        )
+    return Problem(
+        "missing_call",
+        _missing_text(lone, closest, searched),
+        output_index=closest.message if closest else None,
+        reference_index=lone.message,
+        call=CallProblem("reference", lone, closest, diffs, rule.describe(), closest is not None),
+    )
 
 
 def _args_problem(
@@ -153,12 +233,16 @@ def _args_problem(
     diffs: tuple[ArgDiff, ...],
     rule: ArgsRule,
     side: Literal["output", "reference"],
+    *,
+    explained: bool = True,
 ) -> Problem:
     lone, other = (out, ref) if side == "output" else (ref, out)
     detail = "; ".join(format_diff(d) for d in diffs[:3])
     if len(diffs) > 3:
         detail += f"; {len(diffs) - 3} more"
-    if not detail:
+    if not explained:
+        detail = f"not compared in detail (the first {EXPLAINED} problems are)"
+    elif not detail:
         detail = f"rejected by {rule.describe()}"
     return Problem(
         "args_mismatch",
@@ -166,7 +250,7 @@ def _args_problem(
         f"{detail}",
         output_index=out.message,
         reference_index=ref.message,
-        call=CallProblem(side, lone, other, diffs, rule.describe()),
+        call=CallProblem(side, lone, other, diffs, rule.describe(), explained=explained),
     )
 
 

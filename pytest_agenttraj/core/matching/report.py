@@ -62,6 +62,9 @@ class CallProblem:
     diffs: tuple[ArgDiff, ...]
     rule: str
     closest_paired: bool = False
+    explained: bool = True
+    """False past the first problems of a comparison: ``closest`` is the first candidate, and
+    ``diffs`` were not computed."""
 
 
 @dataclass(frozen=True, slots=True)

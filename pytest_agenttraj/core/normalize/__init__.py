@@ -72,12 +72,17 @@ def _messages(items: Sequence[Any], memo: Memo) -> list[Message]:
     out: list[Message] = []
     turn = responses.Turn()
     for index, item in enumerate(items):
+        if type(item) is dict and "type" not in item:  # a chat message dict: the common case
+            if turn.open:
+                turn.close(out)
+            out.extend(chat.dict_messages(item, index, memo))
+            continue
         kind = responses.item_type(item)
         if kind is not None:
             turn.take(item, kind, index, memo, out)
             continue
         turn.close(out)
-        if type(item) is dict or isinstance(item, Mapping):
+        if isinstance(item, Mapping):
             out.extend(chat.dict_messages(item, index, memo))
         elif isinstance(item, Message):
             out.append(item)

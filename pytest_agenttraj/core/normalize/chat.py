@@ -94,11 +94,12 @@ def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
         args_field = "args" if "args" in raw else "arguments"
         raw_name, raw_args = raw.get("name"), raw.get(args_field)
         name_field = "name"
-    prefix = f"tool_calls[{position}]"
     name = (
         raw_name
         if type(raw_name) is str and raw_name
-        else call_name(raw_name, index, f"{prefix}.{name_field}")
+        else call_name(raw_name, index, f"tool_calls[{position}].{name_field}")
     )
-    args = parse_args(raw_args, name, index, f"{prefix}.{args_field}", memo)
+    args = memo.get(raw_args) if type(raw_args) is str else None  # the common case, inline
+    if args is None:
+        args = parse_args(raw_args, name, index, f"tool_calls[{position}].{args_field}", memo)
     return _new(ToolCall, (name, args, _str(raw.get("id"))))

@@ -48,6 +48,11 @@ class Turn:
         self.calls: list[ToolCall] = []
         self.text: Any = None
 
+    @property
+    def open(self) -> bool:
+        """Whether a turn's text or calls wait to be closed."""
+        return bool(self.calls) or self.text is not None
+
     def close(self, out: list[Message]) -> None:
         """Append the pending assistant message, if any."""
         if self.calls or self.text is not None:
