@@ -278,8 +278,7 @@ def test_modes_and_keys() -> None:
         ),
         pytest.param(
             {"inputs": [{}, {}], "results": [{}], "steps": [["a"], ["b"]]},
-            "outputs has 2 invocations in 'steps' but 1 in 'results' (invocation 1 has no "
-            "result)",
+            "outputs has 2 invocations in 'steps' but 1 in 'results' (invocation 1 has no result)",
             1,
             None,
             id="a-result-short",
