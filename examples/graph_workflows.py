@@ -103,7 +103,7 @@ def _send_topics(state: Topics) -> list[Send]:
 def map_reduce() -> CompiledStateGraph[Any, Any, Any, Any]:
     """``plan`` sends every topic to ``summarize``, ``combine`` joins the summaries."""
     graph = StateGraph(Topics)
-    graph.add_node("plan", lambda state: {"summaries": []})
+    graph.add_node("plan", lambda _state: {"summaries": []})
     graph.add_node("summarize", lambda state: {"summaries": [f"{state['topic']}: fine"]})
     graph.add_node("combine", lambda state: {"report": "; ".join(sorted(state["summaries"]))})
     graph.add_edge(START, "plan")

@@ -39,7 +39,7 @@ class Log(TypedDict, total=False):
 
 
 def _writes(name: str) -> Any:
-    def node(state: Log) -> Log:
+    def node(_state: Log) -> Log:
         return {"log": [name]}
 
     return node
@@ -74,11 +74,11 @@ def test_a_superstep_lists_its_nodes_as_they_finished() -> None:
 
 
 def test_nodes_that_return_nothing_and_command_routing() -> None:
-    def route(state: Log) -> Command[Literal["yes", "no"]]:
+    def route(_state: Log) -> Command[Literal["yes", "no"]]:
         return Command(goto="no", update={"log": ["route"]})
 
     graph = StateGraph(Log)
-    graph.add_node("quiet", lambda state: None)
+    graph.add_node("quiet", lambda _state: None)
     graph.add_node("route", route)
     graph.add_node("yes", _writes("yes"))
     graph.add_node("no", _writes("no"))
@@ -99,7 +99,7 @@ def test_send_fan_out_records_every_task() -> None:
 
 
 def _with_subgraph(*, checkpointer: Any = None, inner_interrupts: bool = False) -> Any:
-    def ask(state: Log) -> Log:
+    def ask(_state: Log) -> Log:
         return {"answer": interrupt("which?")}
 
     inner = StateGraph(Log)
@@ -234,7 +234,7 @@ def test_a_second_input_on_a_thread_starts_afresh() -> None:
 
 
 def test_a_failing_graph_raises_its_own_error_with_the_trajectory_so_far() -> None:
-    def boom(state: Log) -> Log:
+    def boom(_state: Log) -> Log:
         raise KeyError("no such record")
 
     graph = StateGraph(Log)
@@ -276,7 +276,7 @@ def test_a_bad_previous_trajectory_is_refused() -> None:
 
 
 def test_async_graphs_are_recorded_through_astream() -> None:
-    async def fetch(state: Log) -> Log:
+    async def fetch(_state: Log) -> Log:
         await asyncio.sleep(0)
         return {"log": ["fetch"]}
 
@@ -308,7 +308,7 @@ def test_async_graphs_are_recorded_through_astream() -> None:
 
 
 def test_an_async_graph_that_fails_carries_the_trajectory() -> None:
-    async def boom(state: Log) -> Log:
+    async def boom(_state: Log) -> Log:
         raise RuntimeError("async failure")
 
     graph = StateGraph(Log)
@@ -369,7 +369,7 @@ def _chat_agent() -> Any:
     def agent(state: Chat) -> Chat:
         return {"messages": [AIMessage(content=f"turn {len(state['messages'])}")]}
 
-    def tools(state: Chat) -> Chat:
+    def tools(_state: Chat) -> Chat:
         return {"messages": [HumanMessage(content=interrupt("weather?"))]}
 
     graph = StateGraph(Chat)
