@@ -98,7 +98,7 @@ def _side_by_side(
         "bold",
     )
     column = (width - 14) // 2
-    yield paint(f"     step  {'output':<{column}}  reference", "dim")
+    yield paint(f"    step  {'output':<{column}}  reference", "dim")
     keep = set(range(rows))
     if not full and rows > 12:
         keep = {
