@@ -278,6 +278,7 @@ SEVEN = ["__start__", "node1", "node3", ["node4", "node5"], "node6", "node7"]
             ["__start__", "node1", "node3", "node4", "node5", "node6", "x", "node7"],
             True,
         ),
+        ("superset", ["__start__", "node1", "node3", "node4", "node6", "node7"], False),
         ("subset", ["__start__", "node1", "node3", "node6", "node7"], True),
         ("subset", ["__start__", "node1", "node2", "node7"], False),
     ],

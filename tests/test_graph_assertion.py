@@ -1,5 +1,5 @@
-"""``assert_graph_trajectory`` outside pytest's plugin machinery: a match returns the result, a
-mismatch raises ``GraphTrajectoryMismatch`` whose text is the diff, and where the mode comes from."""
+"""``assert_graph_trajectory`` without the plugin: a match returns the result, a mismatch
+raises ``GraphTrajectoryMismatch`` whose text is the diff, and where the mode comes from."""
 
 from __future__ import annotations
 
@@ -67,9 +67,9 @@ def _scope(mode: str, marker: bool, seen: list[scope.Evaluation]) -> scope.TestS
 def test_inside_a_test_the_marker_wins_then_the_reference_then_the_options() -> None:
     seen: list[scope.Evaluation] = []
     superset_reference = {"steps": [["node1", "node7"]], "mode": "superset"}
-    with scope.test_scope(_scope("unordered", True, seen)):  # @pytest.mark.trajectory(mode=...)
-        with pytest.raises(GraphTrajectoryMismatch, match=r"\(unordered mode\)"):
-            assert_graph_trajectory(LONG, superset_reference)
+    marked = scope.test_scope(_scope("unordered", True, seen))  # @pytest.mark.trajectory(mode=)
+    with marked, pytest.raises(GraphTrajectoryMismatch, match=r"\(unordered mode\)"):
+        assert_graph_trajectory(LONG, superset_reference)
     with scope.test_scope(_scope("unordered", False, seen)):  # --trajectory-mode / ini
         assert_graph_trajectory(LONG, superset_reference)
         assert_graph_trajectory({"steps": [["node7", "node1"]]}, {"steps": [["node1", "node7"]]})
@@ -79,5 +79,6 @@ def test_inside_a_test_the_marker_wins_then_the_reference_then_the_options() -> 
         "graph_trajectory_unordered_match",
     ]
     assert [e.origin for e in seen] == ["assert_graph_trajectory"] * 3
-    assert seen[0].report is not None and seen[0].report.mode == "unordered"
+    assert seen[0].report is not None
+    assert seen[0].report.mode == "unordered"
     assert seen[0].outputs is LONG
