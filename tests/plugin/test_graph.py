@@ -45,7 +45,8 @@ def test_results_in_the_summary_with_their_mode(
         [
             "*= trajectory results =*",
             "test * key * mode * score  result",
-            "*::test_recorded_not_asserted  graph_trajectory_unordered_match  unordered  false  FAIL",
+            "*::test_recorded_not_asserted  graph_trajectory_unordered_match  unordered  false"
+            "  FAIL",
             "    Graph trajectory differs: invocation 0: missing node node3, missing node node4, "
             "missing node node5, missing node node6 and 1 more.",
         ]
