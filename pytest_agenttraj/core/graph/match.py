@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..compare import collector_paused
 from .modes import check_graph_mode
 from .order import order_differences, unordered_differences
 from .path import GraphPath, read_graph_steps
@@ -82,11 +83,12 @@ def match_graph_trajectories(
         True
     """
     check_graph_mode(mode)
-    return compare_graph_paths(
-        read_graph_steps(outputs, "outputs"),
-        read_graph_steps(reference_outputs, "reference_outputs"),
-        mode,
-    )
+    with collector_paused():  # everything built here is acyclic: reference counting frees it
+        return compare_graph_paths(
+            read_graph_steps(outputs, "outputs"),
+            read_graph_steps(reference_outputs, "reference_outputs"),
+            mode,
+        )
 
 
 def graph_steps_match(output_steps: list[Any], reference_steps: list[Any]) -> str | None:

@@ -49,6 +49,13 @@ def ordered_gap(inner: GraphPath, outer: GraphPath) -> OrderGap | None:
     rest_left = 0
     after: int | None = None
     for index, entry in enumerate(inner):
+        if len(entry.nodes) == 1 and not rest_left:  # a name, looked for among names
+            name = entry.nodes[0]
+            while o < len(outer) and len(outer[o].nodes) == 1 and outer[o].nodes[0] != name:
+                o += 1
+            if o < len(outer) and len(outer[o].nodes) == 1:
+                after, o = o, o + 1
+                continue
         need = node_counts(entry.nodes)
         need_left = len(entry.nodes)
         while need_left:

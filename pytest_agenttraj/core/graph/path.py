@@ -71,29 +71,43 @@ def graph_steps(value: Any, side: str) -> list[Any]:
     return list(steps)
 
 
-def _superstep(entry: Any, side: str, invocation: int, step: int) -> Superstep:
+def _bad_entry(entry: Any, side: str, invocation: int, step: int) -> NoReturn:
     where = f"{side}['steps'][{invocation}][{step}] (invocation {invocation}, step {step})"
-    if isinstance(entry, str):
-        return Superstep((entry,), False)
     if not isinstance(entry, list | tuple):
-        _fail(
-            f"{where} must be a node name or a list of node names that ran in one superstep, "
-            f"got {entry!r:.80}",
-            side,
-            invocation,
-            step,
-        )
+        problem = "must be a node name or a list of node names that ran in one superstep"
+        _fail(f"{where} {problem}, got {entry!r:.80}", side, invocation, step)
     if not entry:
         _fail(f"{where} is an empty superstep: list its nodes", side, invocation, step)
-    for name in entry:
-        if not isinstance(name, str):
-            _fail(
-                f"{where} must list node names, got {name!r:.80} in {list(entry)!r:.80}",
-                side,
-                invocation,
-                step,
-            )
-    return Superstep(tuple(entry), True)
+    name = next(name for name in entry if not isinstance(name, str))
+    _fail(
+        f"{where} must list node names, got {name!r:.80} in {list(entry)!r:.80}",
+        side,
+        invocation,
+        step,
+    )
+
+
+def _path(entries: Sequence[Any], side: str, invocation: int) -> GraphPath:
+    """One invocation's supersteps (a name's ``Superstep`` made once per name)."""
+    singles: dict[str, Superstep] = {}
+    path: list[Superstep] = []
+    for entry in entries:
+        if type(entry) is str:
+            single = singles.get(entry)
+            if single is None:
+                single = singles[entry] = Superstep((entry,), False)
+            path.append(single)
+        elif (
+            isinstance(entry, list | tuple)
+            and entry
+            and all(isinstance(name, str) for name in entry)
+        ):
+            path.append(Superstep(tuple(entry), True))
+        elif isinstance(entry, str):  # a str subclass
+            path.append(Superstep((entry,), False))
+        else:
+            _bad_entry(entry, side, invocation, len(path))
+    return tuple(path)
 
 
 def _check_lengths(value: Mapping[str, Any], count: int, side: str) -> None:
@@ -126,10 +140,7 @@ def read_graph_steps(value: Any, side: str) -> tuple[GraphPath, ...]:
     """Every invocation's supersteps, or ``GraphTrajectoryFormatError`` naming the side, the
     invocation and the step."""
     steps = graph_steps(value, side)
-    paths = tuple(
-        tuple(_superstep(entry, side, number, index) for index, entry in enumerate(invocation))
-        for number, invocation in enumerate(steps)
-    )
+    paths = tuple(_path(invocation, side, number) for number, invocation in enumerate(steps))
     _check_lengths(value, len(paths), side)
     return paths
 

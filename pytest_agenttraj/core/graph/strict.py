@@ -61,6 +61,14 @@ def strict_divergence(output: GraphPath, reference: GraphPath) -> StrictDivergen
     ref_rest: dict[str, int] = {}
     out_left = ref_left = 0
     while True:
+        if not out_left and not ref_left and o < len(output) and r < len(reference):
+            out_entry, ref_entry = output[o], reference[r]
+            if len(out_entry.nodes) == 1 and len(ref_entry.nodes) == 1:  # name against name
+                if out_entry.nodes[0] != ref_entry.nodes[0]:
+                    return StrictDivergence(r, o)
+                o += 1
+                r += 1
+                continue
         if not out_left and o < len(output):
             out_rest, out_left = node_counts(output[o].nodes), len(output[o].nodes)
             o += 1
