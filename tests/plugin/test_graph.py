@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from .test_langsmith import langsmith_env  # noqa: F401  (a fixture of the LangSmith tests)
+
 GRAPH_TESTS = """
 import os
 import pytest
@@ -218,3 +220,53 @@ def test_a_recorded_langgraph_run(project: pytest.Pytester, plugin_args: list[st
     result = project.runpytest(*plugin_args)
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*::test_fan_out  graph_trajectory_strict_match  strict  true*"])
+
+
+def test_a_graph_mismatch_in_colour(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PY_COLORS", "1")
+    monkeypatch.setenv("BROKEN", "1")
+    project.makepyfile(GRAPH_TESTS)
+    text = project.runpytest("-k", "long_path").stdout.str()
+    assert "\x1b[31m  !    2  node2" in text
+    assert "\x1b[31minvocation 0: unexpected node node2\x1b[0m" in text
+    failures = text.split("short test summary info")[0]
+    assert failures.count("unexpected node node2") == 1  # the plain copy was replaced
+
+
+def test_graph_results_are_logged_to_langsmith(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    from langsmith_server import FakeLangSmith
+
+    from .test_langsmith import _project, _run
+
+    _project(pytester, GRAPH_TESTS)
+    langsmith_env.setenv("BROKEN", "1")
+    with FakeLangSmith() as server:
+        run = _run(pytester, langsmith_env, server.url, "--trajectory-langsmith")
+    run.result.assert_outcomes(passed=2, failed=1)
+    assert server.errors == []
+    runs = {r["name"]: r for r in server.runs().values()}
+    names = {r["id"]: name for name, r in runs.items()}
+    feedback = {
+        (names[f["run_id"]], f["key"]): (f["score"], f["comment"])
+        for f in server.feedback()
+        if f["key"] != "pass"
+    }
+    assert feedback == {
+        ("test_recorded_not_asserted", "graph_trajectory_unordered_match"): (
+            False,
+            "Graph trajectory differs: invocation 0: missing node node3, missing node node4, "
+            "missing node node5, missing node node6 and 1 more.",
+        ),
+        ("test_long_path", "graph_trajectory_strict_match"): (
+            False,
+            "Graph trajectory differs: invocation 0: expected node 'node3' at 2, got 'node2'.",
+        ),
+        ("test_shortcut_is_part_of_everything", "graph_trajectory_subset_match"): (True, None),
+    }
+    assert runs["test_long_path"]["outputs"]["trajectory"] == {
+        "steps": [["__start__", "node1", "node2", "node7"]]
+    }
