@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from .test_langsmith import langsmith_env  # noqa: F401  (a fixture of the LangSmith tests)
+# the LangSmith tests' fixture, registered here under its own name: langsmith_env
+from .test_langsmith import langsmith_env as _langsmith_env  # noqa: F401
 
 GRAPH_TESTS = """
 import os
