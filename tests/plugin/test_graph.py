@@ -6,11 +6,9 @@ diff. Serial and under pytest-xdist."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
-
-# the LangSmith tests' fixture, registered here under its own name: langsmith_env
-from .test_langsmith import langsmith_env as _langsmith_env  # noqa: F401
 
 GRAPH_TESTS = """
 import os
@@ -234,6 +232,19 @@ def test_a_graph_mismatch_in_colour(
     assert "\x1b[31minvocation 0: unexpected node node2\x1b[0m" in text
     failures = text.split("short test summary info")[0]
     assert failures.count("unexpected node node2") == 1  # the plain copy was replaced
+
+
+@pytest.fixture
+def langsmith_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """As in the LangSmith tests: no ambient LangSmith settings, their one known API key."""
+    from .test_langsmith import KEY
+
+    for name in list(os.environ):
+        if name.startswith(("LANGSMITH_", "LANGCHAIN_", "PYTEST_XDIST_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("LANGSMITH_API_KEY", KEY)
+    monkeypatch.setenv("LANGSMITH_TEST_SUITE", "agenttraj-graph-tests")
+    return monkeypatch
 
 
 def test_graph_results_are_logged_to_langsmith(
