@@ -29,6 +29,7 @@ demo: install
 bench: install
 	$(BIN)/python benchmarks/bench_matching.py
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_graph.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

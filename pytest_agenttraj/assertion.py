@@ -11,15 +11,23 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .core.graph import GraphMatchReport, check_graph_mode
 from .core.matching import MatchReport
 from .core.matching.rules import make_config
 from .diff import render_text
+from .evaluators.graph import evaluate_graph_trajectory
 from .evaluators.result import EvaluatorResult
 from .evaluators.scope import announce, current_scope
 from .evaluators.trajectory import evaluate_trajectory
 from .references import evaluate_reference_file, resolve_reference, with_header
 
-__all__ = ["TrajectoryMismatch", "assert_trajectory", "refuse_keywords"]
+__all__ = [
+    "GraphTrajectoryMismatch",
+    "TrajectoryMismatch",
+    "assert_graph_trajectory",
+    "assert_trajectory",
+    "refuse_keywords",
+]
 
 _KEYWORDS = ("mode", "tool_args", "overrides")
 _OPENEVALS_NAMES = {
@@ -53,6 +61,8 @@ def refuse_keywords(function: str, unknown: Mapping[str, Any]) -> None:
 
 class TrajectoryMismatch(AssertionError):
     """A trajectory did not match its reference; ``report`` holds what matched and what did not."""
+
+    report: MatchReport | GraphMatchReport
 
     def __init__(self, report: MatchReport, result: EvaluatorResult, *, verbose: int = 0) -> None:
         self.report = report
@@ -126,4 +136,67 @@ def assert_trajectory(
     )
     if not report.matched:
         raise TrajectoryMismatch(report, result, verbose=scope.verbose if scope else 0)
+    return result
+
+
+class GraphTrajectoryMismatch(TrajectoryMismatch):
+    """A graph trajectory did not take its reference's path; ``report`` says where not."""
+
+    report: GraphMatchReport
+
+    def __init__(
+        self, report: GraphMatchReport, result: EvaluatorResult, *, verbose: int = 0
+    ) -> None:
+        self.report = report
+        self.result = result
+        self.verbose = verbose
+        AssertionError.__init__(self, report.comment())
+
+
+def _graph_mode(explicit: str | None, reference: Any) -> str:
+    """The mode: ``explicit``, else the test's marker, else the reference document's ``mode``,
+    else the command line / ini, else strict (outside pytest: the reference's, else strict)."""
+    if explicit is not None:
+        return check_graph_mode(explicit, where="mode")
+    scope = current_scope()
+    document = reference.get("mode") if isinstance(reference, Mapping) else None
+    if scope is not None and "mode" in scope.marker_keys:
+        return check_graph_mode(scope.mode, where="mode")
+    if document is not None:
+        return check_graph_mode(document, where="mode")
+    return check_graph_mode(scope.mode if scope else "strict", where="mode")
+
+
+def assert_graph_trajectory(
+    outputs: Any, reference: Any, *, mode: str | None = None
+) -> EvaluatorResult:
+    """Return the evaluation result if the graph trajectory ``outputs`` took ``reference``'s path,
+    else raise ``GraphTrajectoryMismatch`` (an ``AssertionError``) whose text is the diff.
+
+    ``reference`` is a ``GraphTrajectory`` or a graph reference document (``{"steps": [...],
+    "mode": ...}``). The mode defaults to the running test's marker, then the reference's own
+    ``mode``, then ``--trajectory-mode`` / the ini, then ``strict``.
+
+    Example::
+
+        state, trajectory = record_graph_trajectory(graph, {"shortcut": False})
+        assert_graph_trajectory(
+            trajectory, {"steps": [["__start__", "node1", "node3", ["node4", "node5"], "node6"]]}
+        )
+    """
+    __tracebackhide__ = True
+    chosen = _graph_mode(mode, reference)
+    started = time.perf_counter()
+    result, report = evaluate_graph_trajectory(outputs, reference, chosen)
+    announce(
+        result,
+        report=report,
+        outputs=outputs,
+        reference_outputs=reference,
+        started=started,
+        origin="assert_graph_trajectory",
+    )
+    if not report.matched:
+        scope = current_scope()
+        raise GraphTrajectoryMismatch(report, result, verbose=scope.verbose if scope else 0)
     return result

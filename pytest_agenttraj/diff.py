@@ -12,10 +12,12 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from .core.graph import GraphMatchReport
 from .core.matching.explain import call_text, short
 from .core.matching.report import CallRef, MatchReport, Problem, call_refs
 from .core.model import Message, ToolCall
 from .core.values import MISSING, ArgDiff, safe_repr
+from .diff_graph import render_graph_report
 
 __all__ = ["Markup", "render_report", "render_text"]
 
@@ -31,13 +33,16 @@ def _plain(text: str, _style: str) -> str:
 
 
 def render_report(
-    report: MatchReport,
+    report: MatchReport | GraphMatchReport,
     *,
     verbose: int = 0,
     width: int = 100,
     markup: Markup | None = None,
 ) -> list[str]:
-    """Lines explaining ``report``; ``verbose >= 2`` shows every problem and every row, uncut."""
+    """Lines explaining ``report``; ``verbose >= 2`` shows every problem and every row, uncut.
+    A graph report is drawn by :func:`.diff_graph.render_graph_report`."""
+    if isinstance(report, GraphMatchReport):
+        return render_graph_report(report, verbose=verbose, width=width, markup=markup)
     paint = markup or _plain
     try:
         return list(_render(report, verbose, max(width, 60), paint))
@@ -338,6 +343,6 @@ def _row_line(row: Row, left: _Cell, right: _Cell, marked: bool, column: int, pa
     return paint(line.rstrip(), "bad" if marked else "dim" if same else "")
 
 
-def render_text(report: MatchReport, **options: Any) -> str:
+def render_text(report: MatchReport | GraphMatchReport, **options: Any) -> str:
     """``render_report`` joined into one string."""
     return "\n".join(render_report(report, **options))

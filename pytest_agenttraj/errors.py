@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentTrajError", "BaselineError", "ReferenceFileError", "TrajectoryFormatError"]
+__all__ = [
+    "AgentTrajError",
+    "BaselineError",
+    "GraphTrajectoryFormatError",
+    "ReferenceFileError",
+    "TrajectoryFormatError",
+]
 
 
 class AgentTrajError(Exception):
@@ -45,6 +51,33 @@ class TrajectoryFormatError(AgentTrajError, ValueError):
     def with_side(self, side: str) -> TrajectoryFormatError:
         """The same error, saying which evaluator argument it came from."""
         return TrajectoryFormatError(self.problem, index=self.index, field=self.field, side=side)
+
+
+class GraphTrajectoryFormatError(TrajectoryFormatError):
+    """A graph trajectory that is not one. Its text names the side and the place
+    (``outputs['steps'][1][2]``); ``invocation`` and ``step`` hold the indices (``None`` when
+    the problem is the container), so that a reference file can point at the line."""
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        side: str | None = None,
+        invocation: int | None = None,
+        step: int | None = None,
+    ) -> None:
+        self.invocation = invocation
+        self.step = step
+        super().__init__(problem, side=side)
+
+    def _text(self) -> str:
+        return self.problem
+
+    def with_side(self, side: str) -> GraphTrajectoryFormatError:
+        """The same error, saying which evaluator argument it came from."""
+        return GraphTrajectoryFormatError(
+            self.problem, side=side, invocation=self.invocation, step=self.step
+        )
 
 
 class ReferenceFileError(AgentTrajError, ValueError):

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
+import uuid
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from langsmith.schemas import Example, Run
 
 from pytest_agenttraj import (
     GraphTrajectory,
+    create_async_graph_trajectory_match_evaluator,
+    create_graph_trajectory_match_evaluator,
     graph_trajectory_strict_match,
     graph_trajectory_strict_match_async,
 )
@@ -249,3 +255,117 @@ def test_extra_keyword_arguments_are_accepted() -> None:
 def test_bad_input_raises_value_error(outputs: Any, reference_outputs: Any, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         graph_trajectory_strict_match(outputs=outputs, reference_outputs=reference_outputs)
+
+
+# ---------------------------------------------------------------- the factories: five modes
+
+
+SEVEN = ["__start__", "node1", "node3", ["node4", "node5"], "node6", "node7"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "output", "score"),
+    [
+        ("strict", ["__start__", "node1", "node3", ["node5", "node4"], "node6", "node7"], True),
+        ("unordered", ["node7", "node6", "node5", "node4", "node3", "node1", "__start__"], True),
+        (
+            "superset",
+            ["__start__", "node1", "node3", "node4", "node5", "node6", "x", "node7"],
+            True,
+        ),
+        (
+            "in_order",
+            ["__start__", "node1", "node3", "node4", "node5", "node6", "x", "node7"],
+            True,
+        ),
+        ("superset", ["__start__", "node1", "node3", "node4", "node6", "node7"], False),
+        ("subset", ["__start__", "node1", "node3", "node6", "node7"], True),
+        ("subset", ["__start__", "node1", "node2", "node7"], False),
+    ],
+)
+def test_factory_modes_keys_and_result_shape(mode: str, output: list[Any], score: bool) -> None:
+    evaluator = create_graph_trajectory_match_evaluator(mode=mode)  # type: ignore[arg-type]
+    result = evaluator(outputs=graph(output), reference_outputs=graph(SEVEN), inputs=None)
+    assert set(result) == KEYS
+    assert result["key"] == f"graph_trajectory_{mode}_match"
+    assert result["score"] is score
+    assert (result["comment"] is None) is score
+    assert result["metadata"] is None
+    assert evaluator.__name__ == f"graph_trajectory_{mode}_match"
+
+
+def test_the_strict_factory_answers_as_graph_trajectory_strict_match() -> None:
+    evaluator = create_graph_trajectory_match_evaluator()
+    for ran in (SUPERSTEP, ["plan"], AGENT_LOOP):
+        assert evaluator(outputs=graph(ran), reference_outputs=graph(SUPERSTEP)) == (
+            graph_trajectory_strict_match(outputs=graph(ran), reference_outputs=graph(SUPERSTEP))
+        )
+
+
+def test_agentevals_keyword_for_the_mode() -> None:
+    evaluator = create_graph_trajectory_match_evaluator(trajectory_match_mode="unordered")
+    assert evaluator(outputs=graph(SEVEN), reference_outputs=graph(SEVEN))["key"] == (
+        "graph_trajectory_unordered_match"
+    )
+    with pytest.raises(ValueError, match="disagree"):
+        create_graph_trajectory_match_evaluator(mode="subset", trajectory_match_mode="superset")
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [create_graph_trajectory_match_evaluator, create_async_graph_trajectory_match_evaluator],
+)
+def test_unknown_modes_fail_when_the_evaluator_is_built(factory: Any) -> None:
+    with pytest.raises(ValueError, match=re.escape("invalid graph mode 'fuzzy': must be one of")):
+        factory(mode="fuzzy")
+    with pytest.raises(ValueError, match="'in_order'"):
+        factory(trajectory_match_mode="exact")
+
+
+def test_the_async_factory_returns_a_coroutine_function() -> None:
+    evaluator = create_async_graph_trajectory_match_evaluator(mode="superset")
+    assert inspect.iscoroutinefunction(evaluator)
+    assert inspect.iscoroutinefunction(graph_trajectory_strict_match_async)
+    awaited = asyncio.run(evaluator(outputs=graph(SEVEN), reference_outputs=graph(["node6"])))
+    assert awaited["key"] == "graph_trajectory_superset_match"
+    assert awaited["score"] is True
+
+
+def _run_and_example(output: list[Any], reference: list[Any]) -> tuple[Run, Example]:
+    run = Run(
+        id=uuid.uuid4(),
+        name="workflow",
+        start_time=datetime.now(timezone.utc),
+        run_type="chain",
+        inputs={"shortcut": False},
+        outputs=dict(graph(output)),
+        trace_id=uuid.uuid4(),
+    )
+    example = Example(id=uuid.uuid4(), inputs={"shortcut": False}, outputs=dict(graph(reference)))
+    return run, example
+
+
+def test_langsmith_runs_the_sync_and_async_evaluators(monkeypatch: pytest.MonkeyPatch) -> None:
+    """langsmith's ``run_evaluator`` passes ``outputs`` / ``reference_outputs`` from a Run and an
+    Example and picks the async path by ``inspect.iscoroutinefunction``."""
+    from langsmith.evaluation.evaluator import run_evaluator
+
+    monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
+    passing = _run_and_example(SEVEN, SEVEN)
+    failing = _run_and_example(["__start__", "node1", "node2", "node7"], SEVEN)
+
+    sync_evaluator = run_evaluator(create_graph_trajectory_match_evaluator(mode="strict"))
+    result = sync_evaluator.evaluate_run(*passing)
+    assert (result.key, result.score) == ("graph_trajectory_strict_match", True)
+    result = sync_evaluator.evaluate_run(*failing)
+    assert result.score is False
+    assert result.comment == (
+        "Graph trajectory differs: invocation 0: expected node 'node3' at 2, got 'node2'."
+    )
+
+    async_evaluator = run_evaluator(create_async_graph_trajectory_match_evaluator(mode="subset"))
+    assert hasattr(async_evaluator, "afunc")
+    result = asyncio.run(async_evaluator.aevaluate_run(*failing))
+    assert (result.key, result.score) == ("graph_trajectory_subset_match", False)
+    assert result.comment == "Graph trajectory differs: invocation 0: unexpected node node2."

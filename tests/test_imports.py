@@ -77,3 +77,28 @@ def test_evaluating_and_rendering_dicts_leaves_heavy_modules_out() -> None:
         """
     )
     assert [name for name in loaded if name in HEAVY] == []
+
+
+def test_graph_evaluations_and_diffs_leave_heavy_modules_out() -> None:
+    loaded = loaded_after(
+        """
+        from pytest_agenttraj import (
+            GraphTrajectoryMismatch,
+            assert_graph_trajectory,
+            create_async_graph_trajectory_match_evaluator,
+            create_graph_trajectory_match_evaluator,
+        )
+
+        reference = {"steps": [["__start__", "a", ["b", "c"], "d"]]}
+        evaluator = create_graph_trajectory_match_evaluator(mode="superset")
+        assert evaluator(outputs=reference, reference_outputs=reference)["score"]
+        create_async_graph_trajectory_match_evaluator(mode="in_order")
+        try:
+            assert_graph_trajectory({"steps": [["__start__", "a", "d"]]}, reference)
+        except GraphTrajectoryMismatch as error:
+            assert "missing node b" in str(error)
+        else:
+            raise SystemExit("expected a mismatch")
+        """
+    )
+    assert [name for name in loaded if name in HEAVY] == []

@@ -5,7 +5,12 @@ evaluation (:mod:`.scope`)."""
 from __future__ import annotations
 
 from .exact import exact_match, exact_match_async
-from .graph import graph_trajectory_strict_match, graph_trajectory_strict_match_async
+from .graph import (
+    create_async_graph_trajectory_match_evaluator,
+    create_graph_trajectory_match_evaluator,
+    graph_trajectory_strict_match,
+    graph_trajectory_strict_match_async,
+)
 from .result import EvaluatorResult, result_passed
 from .trajectory import (
     AsyncTrajectoryMatchEvaluator,
@@ -19,7 +24,9 @@ __all__ = [
     "AsyncTrajectoryMatchEvaluator",
     "EvaluatorResult",
     "TrajectoryMatchEvaluator",
+    "create_async_graph_trajectory_match_evaluator",
     "create_async_trajectory_match_evaluator",
+    "create_graph_trajectory_match_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
     "exact_match",

@@ -1,52 +1,151 @@
-"""``graph_trajectory_strict_match``: whether a LangGraph run took the reference's path, per
-invocation (agentevals' key ``graph_trajectory_strict_match``)."""
+"""Graph trajectory evaluators: whether a LangGraph run took the reference's path, per invocation,
+in one of five modes (agentevals' keys: ``graph_trajectory_<mode>_match``).
+
+``create_graph_trajectory_match_evaluator(mode=...)`` builds one (the mode is checked then), and
+``graph_trajectory_strict_match`` is the strict one ready-made, as in agentevals. The async faces
+are real coroutine functions around the same synchronous core.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..core.graph import graph_steps, graph_steps_match
+from ..core.graph import (
+    GraphMatchMode,
+    GraphMatchReport,
+    check_graph_mode,
+    graph_key,
+    match_graph_trajectories,
+)
 from .result import EvaluatorResult
 from .scope import announce
 
-__all__ = ["graph_trajectory_strict_match", "graph_trajectory_strict_match_async"]
+__all__ = [
+    "AsyncGraphEvaluator",
+    "GraphEvaluator",
+    "create_async_graph_trajectory_match_evaluator",
+    "create_graph_trajectory_match_evaluator",
+    "evaluate_graph_trajectory",
+    "graph_trajectory_strict_match",
+    "graph_trajectory_strict_match_async",
+    "make_async_graph_evaluator",
+    "make_graph_evaluator",
+]
 
-_KEY = "graph_trajectory_strict_match"
+GraphEvaluator = Callable[..., EvaluatorResult]
+"""``evaluator(*, outputs, reference_outputs, **kwargs) -> EvaluatorResult``."""
+AsyncGraphEvaluator = Callable[..., Awaitable[EvaluatorResult]]
+"""The awaitable form of ``GraphEvaluator``."""
 
 
-def _graph_result(outputs: Any, reference_outputs: Any) -> EvaluatorResult:
-    started = time.perf_counter()
+def evaluate_graph_trajectory(
+    outputs: Any, reference_outputs: Any, mode: str
+) -> tuple[EvaluatorResult, GraphMatchReport]:
+    """Compare both sides in ``mode`` and build the result dict (no reporting)."""
+    key = graph_key(mode)
     if outputs is None or reference_outputs is None:
-        raise ValueError("graph_trajectory_strict_match requires outputs and reference_outputs")
-    problem = graph_steps_match(
-        graph_steps(outputs, "outputs"), graph_steps(reference_outputs, "reference_outputs")
-    )
+        raise ValueError(f"{key} requires outputs and reference_outputs")
+    report = match_graph_trajectories(outputs, reference_outputs, mode=mode)
     result: EvaluatorResult = {
-        "key": _KEY,
-        "score": problem is None,
-        "comment": None if problem is None else f"Graph trajectory differs: {problem}.",
+        "key": key,
+        "score": report.matched,
+        "comment": report.comment(),
         "metadata": None,
     }
+    return result, report
+
+
+def _evaluate(outputs: Any, reference_outputs: Any, mode: str, origin: str) -> EvaluatorResult:
+    started = time.perf_counter()
+    result, report = evaluate_graph_trajectory(outputs, reference_outputs, mode)
     announce(
         result,
+        report=report,
         outputs=outputs,
         reference_outputs=reference_outputs,
         started=started,
-        origin=_KEY,
+        origin=origin,
     )
     return result
+
+
+def _mode(mode: str, trajectory_match_mode: str | None) -> str:
+    if trajectory_match_mode is not None:
+        if mode != "strict" and mode != trajectory_match_mode:
+            raise ValueError(
+                f"mode={mode!r} and trajectory_match_mode={trajectory_match_mode!r} disagree: "
+                "give one of them"
+            )
+        mode = trajectory_match_mode
+    return check_graph_mode(mode)
+
+
+def make_graph_evaluator(mode: str, *, origin: str | None = None) -> GraphEvaluator:
+    """A synchronous evaluator for ``mode`` (already checked) reporting as ``origin``."""
+    key = graph_key(mode)
+
+    def evaluator(*, outputs: Any, reference_outputs: Any, **kwargs: Any) -> EvaluatorResult:
+        return _evaluate(outputs, reference_outputs, mode, origin or key)
+
+    evaluator.__name__ = evaluator.__qualname__ = key
+    evaluator.__doc__ = f"Whether a graph trajectory matches its reference in {mode} mode."
+    return evaluator
+
+
+def make_async_graph_evaluator(mode: str, *, origin: str | None = None) -> AsyncGraphEvaluator:
+    """The coroutine-function twin of ``make_graph_evaluator``."""
+    key = graph_key(mode)
+
+    async def evaluator(*, outputs: Any, reference_outputs: Any, **kwargs: Any) -> EvaluatorResult:
+        return _evaluate(outputs, reference_outputs, mode, origin or key)
+
+    evaluator.__name__ = evaluator.__qualname__ = key
+    evaluator.__doc__ = f"Whether a graph trajectory matches its reference in {mode} mode."
+    return evaluator
+
+
+def create_graph_trajectory_match_evaluator(
+    *, mode: GraphMatchMode = "strict", trajectory_match_mode: GraphMatchMode | None = None
+) -> GraphEvaluator:
+    """An evaluator comparing a graph trajectory's path with a reference's, per invocation.
+
+    On the 7-node workflow (``node1`` -> ``node3`` -> ``node4`` and ``node5`` in one superstep ->
+    ``node6`` -> ``node7``; reference ``["node1", "node3", ["node4", "node5"], "node6",
+    "node7"]``): ``strict`` needs those supersteps in that order (node4 and node5 either way
+    round); ``unordered`` the same nodes in any order; ``superset`` (and ``in_order``) the
+    reference's nodes in its order with others allowed between (``node8`` after ``node6`` is
+    fine); ``subset`` only the reference's nodes, in its order (``node1, node2`` fails). Every
+    mode needs the same number of invocations. An unknown mode raises ``ValueError`` now.
+    ``trajectory_match_mode`` is agentevals' name for ``mode``.
+
+    Example::
+
+        evaluator = create_graph_trajectory_match_evaluator(mode="superset")
+        result = evaluator(outputs=trajectory, reference_outputs={"steps": [["node1", "node7"]]})
+        assert result["score"], result["comment"]
+    """
+    return make_graph_evaluator(_mode(mode, trajectory_match_mode))
+
+
+def create_async_graph_trajectory_match_evaluator(
+    *, mode: GraphMatchMode = "strict", trajectory_match_mode: GraphMatchMode | None = None
+) -> AsyncGraphEvaluator:
+    """The async twin of ``create_graph_trajectory_match_evaluator``: an ``async def`` function
+    (same checks, same answers)."""
+    return make_async_graph_evaluator(_mode(mode, trajectory_match_mode))
 
 
 def graph_trajectory_strict_match(
     *, outputs: Any, reference_outputs: Any, **kwargs: Any
 ) -> EvaluatorResult:
     """Whether each invocation ran the reference's nodes in order (supersteps in any order)."""
-    return _graph_result(outputs, reference_outputs)
+    return _evaluate(outputs, reference_outputs, "strict", graph_key("strict"))
 
 
 async def graph_trajectory_strict_match_async(
     *, outputs: Any, reference_outputs: Any, **kwargs: Any
 ) -> EvaluatorResult:
     """The async twin of ``graph_trajectory_strict_match``."""
-    return _graph_result(outputs, reference_outputs)
+    return _evaluate(outputs, reference_outputs, "strict", graph_key("strict"))

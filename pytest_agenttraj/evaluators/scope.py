@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ..core.graph import GraphMatchReport
     from ..core.matching import MatchReport
 
 __all__ = [
@@ -35,7 +36,7 @@ class Evaluation:
     inputs it compared and how long it took."""
 
     result: Mapping[str, Any]
-    report: MatchReport | None
+    report: MatchReport | GraphMatchReport | None
     outputs: Any
     reference_outputs: Any
     inputs: Any = None
@@ -113,7 +114,7 @@ def announce(
     reference_outputs: Any,
     started: float,
     origin: str,
-    report: MatchReport | None = None,
+    report: MatchReport | GraphMatchReport | None = None,
     inputs: Any = None,
     extra: Mapping[str, Any] | None = None,
 ) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from ..evaluators.graph import GraphEvaluator, make_graph_evaluator
 from ..evaluators.result import EvaluatorResult
 from ..evaluators.trajectory import (
     AsyncTrajectoryMatchEvaluator,
@@ -21,6 +22,7 @@ from .settings import TrajectorySettings
 __all__ = [
     "assert_trajectory_fixture",
     "async_trajectory_evaluator",
+    "graph_trajectory_evaluator",
     "trajectory_config",
     "trajectory_evaluator",
     "trajectory_reference",
@@ -98,6 +100,28 @@ def async_trajectory_evaluator(
             references=handle_file_reference,
         )
     )
+
+
+@pytest.fixture
+def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEvaluator:
+    """A graph trajectory match evaluator in this test's mode (marker > command line > ini >
+    strict); every result is recorded against the test.
+
+    Example::
+
+        @pytest.mark.trajectory(mode="superset")
+        def test_workflow(graph_trajectory_evaluator):
+            _, trajectory = record_graph_trajectory(graph, {"shortcut": False})
+            result = graph_trajectory_evaluator(outputs=trajectory, reference_outputs=reference)
+            assert result["score"], result["comment"]
+    """
+    from ..core.graph import check_graph_mode
+
+    try:
+        mode = check_graph_mode(trajectory_config.mode, where="mode")
+    except ValueError as error:  # a message-trajectory mode that graph paths do not have
+        pytest.fail(str(error), pytrace=False)
+    return make_graph_evaluator(mode, origin="graph_trajectory_evaluator")
 
 
 @pytest.fixture

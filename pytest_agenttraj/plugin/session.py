@@ -46,6 +46,7 @@ PLUGIN_FIXTURES = frozenset(
     {
         "assert_trajectory",
         "async_trajectory_evaluator",
+        "graph_trajectory_evaluator",
         "trajectory_config",
         "trajectory_evaluator",
         "trajectory_reference",

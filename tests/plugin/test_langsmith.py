@@ -679,7 +679,7 @@ def test_probe_reports_each_fault_in_words() -> None:
     with FakeLangSmith(fault="hang", hang_seconds=30) as server:
         assert (
             probe(server.url, timeout=0.2).reason
-            == f"GET {server.url}/info: no answer within 0.2 s"
+            == f"GET {server.url}/info: no complete answer within 0.2 s"
         )
     assert "connection refused" in str(probe(refused_url()).reason)
 

@@ -167,7 +167,7 @@ def probe(api_url: str, timeout: float = _DEFAULTS.probe) -> Verdict:
 
 def _describe_os_error(error: object, timeout: float) -> str:
     if isinstance(error, TimeoutError | socket.timeout):
-        return f"no answer within {timeout:g} s"
+        return f"no complete answer within {timeout:g} s"
     if isinstance(error, ConnectionRefusedError):
         return "connection refused"
     if isinstance(error, socket.gaierror):
@@ -247,7 +247,7 @@ class GuardedSession(requests.Session):
         except _Late:
             return self._fail(method, url, f"{what} got no complete answer within {budget:g} s")
         except requests.Timeout:
-            return self._fail(method, url, f"{what} got no answer within {timeout[1]:g} s")
+            return self._fail(method, url, f"{what} got no complete answer within {timeout[1]:g} s")
         except requests.ConnectionError as error:  # urllib3 reports read timeouts as these too
             reason = _connection_reason(error, timeout)
             return self._fail(method, url, f"{what}: {reason}")
@@ -272,7 +272,7 @@ def _connection_reason(error: requests.ConnectionError, timeout: tuple[float, fl
     if "Connection refused" in text or "ConnectionRefusedError" in text:
         return "connection refused"
     if "Read timed out" in text or "ReadTimeout" in text:
-        return f"no answer within {timeout[1]:g} s"
+        return f"no complete answer within {timeout[1]:g} s"
     if "timed out" in text or "Timeout" in text:
         return f"no connection within {timeout[0]:g} s"
     if "NameResolutionError" in text or "getaddrinfo" in text:

@@ -1,0 +1,163 @@
+"""What a graph path is, read and checked: per invocation of a thread, the supersteps that ran.
+
+A ``GraphTrajectory``'s ``steps`` holds one list per invocation. Each entry is a node name, or a
+list of node names that ran in one LangGraph superstep (their order is unknown, so it is never
+compared). ``inputs`` and ``results`` are never compared; when given (non-empty) they hold one
+entry per invocation. Pure: no LangGraph here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, NoReturn
+
+from ...errors import GraphTrajectoryFormatError
+
+__all__ = [
+    "GraphPath",
+    "Superstep",
+    "flat_nodes",
+    "graph_steps",
+    "node_counts",
+    "read_graph_steps",
+    "steps_document",
+]
+
+
+class Superstep(NamedTuple):
+    """One entry of an invocation's steps: the nodes it names, and whether it was written as a
+    list (nodes that ran together, in no order) or as a single name."""
+
+    nodes: tuple[str, ...]
+    grouped: bool
+
+    def text(self) -> str:
+        """``node3``, or ``{node4, node5}`` for a list (sorted, since its order means nothing)."""
+        if self.grouped:
+            return "{" + ", ".join(sorted(self.nodes)) + "}"
+        return self.nodes[0]
+
+    def entry(self) -> str | list[str]:
+        """The entry as a plain value: a name, or a list of names."""
+        return list(self.nodes) if self.grouped else self.nodes[0]
+
+
+GraphPath = tuple[Superstep, ...]
+"""One invocation's supersteps, in order."""
+
+
+def _fail(
+    problem: str, side: str, invocation: int | None = None, step: int | None = None
+) -> NoReturn:
+    raise GraphTrajectoryFormatError(problem, side=side, invocation=invocation, step=step)
+
+
+def graph_steps(value: Any, side: str) -> list[Any]:
+    """The ``steps`` of a ``GraphTrajectory``, checked to be one list of nodes per invocation."""
+    if not isinstance(value, Mapping) or "steps" not in value:
+        _fail(f"{side} must be a GraphTrajectory dict with 'steps', got {value!r:.80}", side)
+    steps = value["steps"]
+    if not isinstance(steps, list | tuple):
+        _fail(f"{side}['steps'] must be a list of node-name lists", side)
+    for number, invocation in enumerate(steps):
+        if not isinstance(invocation, list | tuple):
+            # e.g. ``"steps": ["__start__", "agent"]``: the per-invocation list was left out
+            _fail(
+                f"{side}['steps'][{number}] must be a list of node names (one list per "
+                f"invocation), got {invocation!r:.80}",
+                side,
+                number,
+            )
+    return list(steps)
+
+
+def _bad_entry(entry: Any, side: str, invocation: int, step: int) -> NoReturn:
+    where = f"{side}['steps'][{invocation}][{step}] (invocation {invocation}, step {step})"
+    if not isinstance(entry, list | tuple):
+        problem = "must be a node name or a list of node names that ran in one superstep"
+        _fail(f"{where} {problem}, got {entry!r:.80}", side, invocation, step)
+    if not entry:
+        _fail(f"{where} is an empty superstep: list its nodes", side, invocation, step)
+    name = next(name for name in entry if not isinstance(name, str))
+    _fail(
+        f"{where} must list node names, got {name!r:.80} in {list(entry)!r:.80}",
+        side,
+        invocation,
+        step,
+    )
+
+
+def _path(entries: Sequence[Any], side: str, invocation: int) -> GraphPath:
+    """One invocation's supersteps (a name's ``Superstep`` made once per name)."""
+    singles: dict[str, Superstep] = {}
+    path: list[Superstep] = []
+    for entry in entries:
+        if type(entry) is str:
+            single = singles.get(entry)
+            if single is None:
+                single = singles[entry] = Superstep((entry,), False)
+            path.append(single)
+        elif (
+            isinstance(entry, list | tuple)
+            and entry
+            and all(isinstance(name, str) for name in entry)
+        ):
+            path.append(Superstep(tuple(entry), True))
+        elif isinstance(entry, str):  # a str subclass
+            path.append(Superstep((entry,), False))
+        else:
+            _bad_entry(entry, side, invocation, len(path))
+    return tuple(path)
+
+
+def _check_lengths(value: Mapping[str, Any], count: int, side: str) -> None:
+    for key, what in (("inputs", "input"), ("results", "result")):
+        entries = value.get(key)
+        if entries is None:
+            continue
+        if not isinstance(entries, list | tuple):
+            _fail(
+                f"{side}['{key}'] must be a list (one {what} per invocation), got {entries!r:.80}",
+                side,
+            )
+        if entries and len(entries) != count:
+            missing = len(entries) if len(entries) < count else count
+            detail = (
+                f"invocation {missing} has no {what}"
+                if len(entries) < count
+                else f"{what} {missing} has no steps"
+            )
+            _fail(
+                f"{side} has {count} invocation{'' if count == 1 else 's'} in 'steps' but "
+                f"{len(entries)} in '{key}' ({detail}): a GraphTrajectory holds one entry per "
+                "invocation in each (an empty list means not recorded)",
+                side,
+                missing,
+            )
+
+
+def read_graph_steps(value: Any, side: str) -> tuple[GraphPath, ...]:
+    """Every invocation's supersteps, or ``GraphTrajectoryFormatError`` naming the side, the
+    invocation and the step."""
+    steps = graph_steps(value, side)
+    paths = tuple(_path(invocation, side, number) for number, invocation in enumerate(steps))
+    _check_lengths(value, len(paths), side)
+    return paths
+
+
+def node_counts(names: Iterable[str]) -> dict[str, int]:
+    """How many times each name occurs."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def flat_nodes(path: Sequence[Superstep]) -> list[str]:
+    """The path's node names in the order written (a list's nodes in its own order)."""
+    return [name for superstep in path for name in superstep.nodes]
+
+
+def steps_document(paths: Sequence[GraphPath]) -> list[list[str | list[str]]]:
+    """``steps`` as plain lists: a name per single-node entry, a nested list per superstep."""
+    return [[superstep.entry() for superstep in path] for path in paths]

@@ -1,0 +1,404 @@
+"""Graph path matching (``pytest_agenttraj.core.graph``): the five modes on the 7-node workflow,
+how supersteps on either side compare, and properties checked against a brute-force oracle that
+tries every ordering of every superstep."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_agenttraj import GraphTrajectoryFormatError, TrajectoryFormatError
+from pytest_agenttraj.core.graph import (
+    GRAPH_MATCH_MODES,
+    check_graph_mode,
+    graph_key,
+    match_graph_trajectories,
+)
+
+START = "__start__"
+# node1 -> node3 -> (node4 and node5 in one superstep) -> node6 -> node7
+LONG = [START, "node1", "node3", ["node4", "node5"], "node6", "node7"]
+SHORTCUT = [START, "node1", "node2", "node7"]
+
+
+def matches(output: list[Any], reference: list[Any], mode: str) -> bool:
+    """Whether one invocation's path matches in ``mode``."""
+    return match_graph_trajectories({"steps": [output]}, {"steps": [reference]}, mode=mode).matched
+
+
+def comment(output: list[Any], reference: list[Any], mode: str) -> str | None:
+    report = match_graph_trajectories({"steps": [output]}, {"steps": [reference]}, mode=mode)
+    return report.comment()
+
+
+# ---------------------------------------------------------------- the 7-node workflow, per mode
+
+
+@pytest.mark.parametrize("order", [["node4", "node5"], ["node5", "node4"]])
+@pytest.mark.parametrize("mode", GRAPH_MATCH_MODES)
+def test_a_captured_superstep_matches_the_reference_in_either_order(
+    order: list[str], mode: str
+) -> None:
+    captured = [START, "node1", "node3", order, "node6", "node7"]
+    assert matches(captured, LONG, mode)
+
+
+def test_a_flat_strict_reference_accepts_only_the_order_it_lists() -> None:
+    flat = [START, "node1", "node3", "node4", "node5", "node6", "node7"]
+    other_order = [START, "node1", "node3", "node5", "node4", "node6", "node7"]
+    assert matches(flat, flat, "strict")
+    assert not matches(other_order, flat, "strict")
+    assert comment(other_order, flat, "strict") == (
+        "Graph trajectory differs: invocation 0: expected node 'node4' at 3, got 'node5'."
+    )
+    # the reference that says node4 and node5 share a superstep takes both
+    assert matches(flat, LONG, "strict")
+    assert matches(other_order, LONG, "strict")
+
+
+@pytest.mark.parametrize(
+    ("output", "strict", "unordered", "superset", "subset"),
+    [
+        pytest.param(SHORTCUT, False, False, False, False, id="shortcut"),
+        pytest.param(
+            [START, "node1", "node3", ["node4", "node5"], "node6", "node8", "node7"],
+            False,
+            False,
+            True,
+            False,
+            id="an-extra-node",
+        ),
+        pytest.param(
+            [START, "node1", "node3", "node4", "node6", "node7"],
+            False,
+            False,
+            False,
+            True,
+            id="node5-left-out",
+        ),
+        pytest.param(
+            [START, "node1", "node3", "node6", ["node4", "node5"], "node7"],
+            False,
+            True,
+            False,
+            False,
+            id="join-before-fan-out",
+        ),
+        pytest.param(
+            [START, "node1", "node3", "node4", "node5", "node6", "node7"],
+            True,
+            True,
+            True,
+            True,
+            id="flat-output",
+        ),
+    ],
+)
+def test_each_mode_on_the_7_node_workflow(
+    output: list[Any], strict: bool, unordered: bool, superset: bool, subset: bool
+) -> None:
+    verdicts = {
+        "strict": strict,
+        "unordered": unordered,
+        "superset": superset,
+        "in_order": superset,
+        "subset": subset,
+    }
+    assert {mode: matches(output, LONG, mode) for mode in GRAPH_MATCH_MODES} == verdicts
+
+
+def test_every_mode_needs_the_same_number_of_invocations() -> None:
+    for mode in GRAPH_MATCH_MODES:
+        report = match_graph_trajectories(
+            {"steps": [LONG, ["node1"]]}, {"steps": [LONG]}, mode=mode
+        )
+        assert report.comment() == "Graph trajectory differs: expected 1 invocation, got 2."
+
+
+def test_invocations_are_compared_one_by_one() -> None:
+    # the same nodes, split differently between two invocations
+    output = {"steps": [[START, "agent", "tools"], ["agent"]]}
+    reference = {"steps": [[START, "agent"], ["tools", "agent"]]}
+    for mode in GRAPH_MATCH_MODES:
+        assert not match_graph_trajectories(output, reference, mode=mode).matched
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (
+            "strict",
+            "invocation 0: expected node 'node3' at 2, got 'node2'",
+        ),
+        (
+            "unordered",
+            "invocation 0: missing node node3, missing node node4, missing node node5, "
+            "missing node node6 and 1 more",
+        ),
+        (
+            "superset",
+            "invocation 0: missing node node3, missing node node4, missing node node5, "
+            "missing node node6",
+        ),
+        ("subset", "invocation 0: unexpected node node2"),
+    ],
+)
+def test_comments_name_the_invocation_and_the_nodes(mode: str, expected: str) -> None:
+    assert comment(SHORTCUT, LONG, mode) == f"Graph trajectory differs: {expected}."
+
+
+def test_differences_name_invocation_and_superstep() -> None:
+    output = {"steps": [LONG, [START, "node1", "node3", "node4"]]}
+    report = match_graph_trajectories(output, {"steps": [LONG, LONG]}, mode="strict")
+    assert [d.line() for d in report.differences] == [
+        "invocation 1, superstep 3: expected {node4, node5}, got {node4}, then the path ends",
+        "invocation 1: missing node node5",
+        "invocation 1: missing node node6",
+        "invocation 1: missing node node7",
+    ]
+    shortcut = match_graph_trajectories({"steps": [SHORTCUT]}, {"steps": [LONG]}, mode="strict")
+    assert [d.line() for d in shortcut.differences] == [
+        "invocation 0, superstep 2: expected node3, got node2",
+        "invocation 0: missing node node3",
+        "invocation 0: missing node node4",
+        "invocation 0: missing node node5",
+        "invocation 0: missing node node6",
+        "invocation 0: unexpected node node2",
+    ]
+
+
+def test_order_differences_say_where_the_reference_was_lost() -> None:
+    output = [START, "node1", "node3", "node6", ["node4", "node5"], "node7"]
+    superset = match_graph_trajectories({"steps": [output]}, {"steps": [LONG]}, mode="superset")
+    assert [d.line() for d in superset.differences] == [
+        "invocation 0, superstep 4: expected node6 after {node4, node5} (output superstep 4), "
+        "not found"
+    ]
+    assert superset.comment() == (
+        "Graph trajectory differs: invocation 0: superstep 4: expected node6 after "
+        "{node4, node5} (output superstep 4), not found in that order."
+    )
+    subset = match_graph_trajectories({"steps": [output]}, {"steps": [LONG]}, mode="subset")
+    assert [d.line() for d in subset.differences] == [
+        "invocation 0, output superstep 4: ran {node4, node5}, which the reference does not "
+        "have after node6 (the reference's superstep 4)"
+    ]
+
+
+def test_repeated_nodes_are_counted() -> None:
+    fan_out = [START, "plan", ["work", "work", "work"], "reduce"]
+    assert matches([START, "plan", ["work", "work", "work"], "reduce"], fan_out, "strict")
+    two = [START, "plan", ["work", "work"], "reduce"]
+    assert comment(two, fan_out, "unordered") == (
+        "Graph trajectory differs: invocation 0: missing node work (ran 2 times, expected 3)."
+    )
+    assert matches(two, fan_out, "subset")
+    assert not matches(two, fan_out, "superset")
+
+
+# ---------------------------------------------------------------- supersteps on either side
+
+
+def test_a_reference_superstep_takes_the_outputs_next_nodes_in_any_order() -> None:
+    reference = ["plan", ["fetch_weather", "fetch_time"], "answer"]
+    assert matches(["plan", "fetch_time", "fetch_weather", "answer"], reference, "strict")
+    assert not matches(["plan", "fetch_time", "answer", "fetch_weather"], reference, "strict")
+
+
+def test_an_output_superstep_takes_the_references_names_in_any_order() -> None:
+    captured = ["plan", ["fetch_time", "fetch_weather"], "answer"]
+    assert matches(captured, ["plan", "fetch_weather", "fetch_time", "answer"], "strict")
+    assert matches(captured, ["plan", "fetch_time", "fetch_weather", "answer"], "strict")
+    assert not matches(captured, ["fetch_time", "plan", "fetch_weather", "answer"], "strict")
+
+
+def test_supersteps_need_not_line_up() -> None:
+    # some ordering of each list makes both a, b, c
+    assert matches(["a", ["b", "c"]], [["a", "b"], "c"], "strict")
+    assert matches(["a", ["b", "c"]], [["a", "c"], "b"], "strict")
+    assert not matches(["a", ["b", "c"]], [["b", "c"], "a"], "strict")
+
+
+def test_an_interrupt_is_a_node_like_any_other() -> None:
+    interrupted = [START, "agent", "tools", "__interrupt__"]
+    assert matches(interrupted, interrupted, "strict")
+    assert not matches([START, "agent", "tools"], interrupted, "strict")
+    assert matches([START, "agent", "tools"], interrupted, "subset")
+
+
+# ---------------------------------------------------------------- modes and bad input
+
+
+def test_modes_and_keys() -> None:
+    assert GRAPH_MATCH_MODES == ("strict", "unordered", "subset", "superset", "in_order")
+    assert graph_key("in_order") == "graph_trajectory_in_order_match"
+    assert check_graph_mode("subset") == "subset"
+    with pytest.raises(ValueError, match=r"invalid graph mode 'exact': must be one of 'strict'"):
+        check_graph_mode("exact")
+
+
+@pytest.mark.parametrize(
+    ("outputs", "message", "invocation", "step"),
+    [
+        pytest.param(
+            {"steps": [["a", 3]]},
+            "outputs['steps'][0][1] (invocation 0, step 1) must be a node name or a list of "
+            "node names that ran in one superstep, got 3",
+            0,
+            1,
+            id="a-number",
+        ),
+        pytest.param(
+            {"steps": [["a"], ["b", ["c", None]]]},
+            "outputs['steps'][1][1] (invocation 1, step 1) must list node names, got None in "
+            "['c', None]",
+            1,
+            1,
+            id="a-none-in-a-superstep",
+        ),
+        pytest.param(
+            {"steps": [["a", ["b", ["c"]]]]},
+            "outputs['steps'][0][1] (invocation 0, step 1) must list node names, got ['c']",
+            0,
+            1,
+            id="nested-too-deep",
+        ),
+        pytest.param(
+            {"steps": [["a", []]]},
+            "outputs['steps'][0][1] (invocation 0, step 1) is an empty superstep",
+            0,
+            1,
+            id="empty-superstep",
+        ),
+        pytest.param(
+            {"inputs": [{}, {}], "results": [{}], "steps": [["a"], ["b"]]},
+            "outputs has 2 invocations in 'steps' but 1 in 'results' (invocation 1 has no result)",
+            1,
+            None,
+            id="a-result-short",
+        ),
+        pytest.param(
+            {"inputs": [{}, {}, {}], "results": [], "steps": [["a"], ["b"]]},
+            "outputs has 2 invocations in 'steps' but 3 in 'inputs' (input 2 has no steps)",
+            2,
+            None,
+            id="an-input-too-many",
+        ),
+        pytest.param(
+            {"inputs": "q", "steps": [["a"]]},
+            "outputs['inputs'] must be a list (one input per invocation), got 'q'",
+            None,
+            None,
+            id="inputs-not-a-list",
+        ),
+        pytest.param(
+            {"results": []},
+            "outputs must be a GraphTrajectory dict with 'steps'",
+            None,
+            None,
+            id="no-steps",
+        ),
+    ],
+)
+def test_bad_input_says_where(
+    outputs: Any, message: str, invocation: int | None, step: int | None
+) -> None:
+    with pytest.raises(GraphTrajectoryFormatError) as raised:
+        match_graph_trajectories(outputs, {"steps": [["a"]]})
+    assert message in str(raised.value)
+    assert isinstance(raised.value, TrajectoryFormatError)
+    assert (raised.value.side, raised.value.invocation, raised.value.step) == (
+        "outputs",
+        invocation,
+        step,
+    )
+
+
+def test_inputs_and_results_may_be_left_empty_or_out() -> None:
+    # agentevals' extractor leaves ``inputs`` empty; its README's references leave ``results`` so
+    for outputs in (
+        {"inputs": [], "results": [{}, {}], "steps": [["a"], ["b"]]},
+        {"results": [], "steps": [["a"], ["b"]]},
+        {"inputs": None, "steps": [["a"], ["b"]]},
+    ):
+        assert match_graph_trajectories(outputs, {"steps": [["a"], ["b"]]}).matched
+
+
+# ---------------------------------------------------------------- properties, against an oracle
+
+
+def _orderings(path: list[Any]) -> Iterator[tuple[str, ...]]:
+    """Every node sequence ``path`` can stand for (each list's nodes in every order)."""
+    choices = [
+        set(itertools.permutations(entry)) if isinstance(entry, list) else {(entry,)}
+        for entry in path
+    ]
+    for picked in itertools.product(*choices):
+        yield tuple(name for part in picked for name in part)
+
+
+def _is_subsequence(inner: tuple[str, ...], outer: tuple[str, ...]) -> bool:
+    rest = iter(outer)
+    return all(name in rest for name in inner)
+
+
+def oracle(output: list[Any], reference: list[Any], mode: str) -> bool:
+    outs, refs = set(_orderings(output)), set(_orderings(reference))
+    if mode == "strict":
+        return bool(outs & refs)
+    if mode == "unordered":
+        return Counter(next(iter(outs))) == Counter(next(iter(refs)))
+    if mode in ("superset", "in_order"):
+        return any(_is_subsequence(r, o) for o in outs for r in refs)
+    return any(_is_subsequence(o, r) for o in outs for r in refs)
+
+
+NODE = st.sampled_from(["a", "b", "c"])
+ENTRY = st.one_of(NODE, st.lists(NODE, min_size=1, max_size=3))
+PATH = st.lists(ENTRY, max_size=5)
+
+
+@settings(max_examples=400, deadline=None)
+@given(output=PATH, reference=PATH, mode=st.sampled_from(GRAPH_MATCH_MODES))
+def test_every_mode_agrees_with_trying_every_ordering(
+    output: list[Any], reference: list[Any], mode: str
+) -> None:
+    assert matches(output, reference, mode) == oracle(output, reference, mode)
+
+
+@settings(max_examples=200, deadline=None)
+@given(path=PATH, mode=st.sampled_from(GRAPH_MATCH_MODES))
+def test_a_path_matches_itself_in_every_mode(path: list[Any], mode: str) -> None:
+    assert matches(path, path, mode)
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=PATH, reference=PATH)
+def test_how_the_modes_relate(output: list[Any], reference: list[Any]) -> None:
+    verdict = {mode: matches(output, reference, mode) for mode in GRAPH_MATCH_MODES}
+    if verdict["strict"]:
+        assert all(verdict.values())
+    # strict is exactly subset and superset at once
+    assert verdict["strict"] == (verdict["subset"] and verdict["superset"])
+    assert verdict["in_order"] == verdict["superset"]
+    assert verdict["superset"] == matches(reference, output, "subset")
+    for symmetric in ("strict", "unordered"):
+        assert verdict[symmetric] == matches(reference, output, symmetric)
+
+
+@settings(max_examples=200, deadline=None)
+@given(output=PATH, reference=PATH, mode=st.sampled_from(GRAPH_MATCH_MODES))
+def test_a_mismatch_always_says_what_differs(
+    output: list[Any], reference: list[Any], mode: str
+) -> None:
+    report = match_graph_trajectories({"steps": [output]}, {"steps": [reference]}, mode=mode)
+    assert (report.comment() is None) == report.matched
+    assert bool(report.differences) == (not report.matched)
+    for difference in report.differences:
+        assert difference.line().startswith("invocation 0")
