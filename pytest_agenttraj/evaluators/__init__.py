@@ -5,6 +5,12 @@ evaluation (:mod:`.scope`)."""
 from __future__ import annotations
 
 from .exact import exact_match, exact_match_async
+from .graded import (
+    create_async_tool_call_accuracy_evaluator,
+    create_async_tool_call_f1_evaluator,
+    create_tool_call_accuracy_evaluator,
+    create_tool_call_f1_evaluator,
+)
 from .graph import graph_trajectory_strict_match, graph_trajectory_strict_match_async
 from .result import EvaluatorResult, result_passed
 from .trajectory import (
@@ -19,7 +25,11 @@ __all__ = [
     "AsyncTrajectoryMatchEvaluator",
     "EvaluatorResult",
     "TrajectoryMatchEvaluator",
+    "create_async_tool_call_accuracy_evaluator",
+    "create_async_tool_call_f1_evaluator",
     "create_async_trajectory_match_evaluator",
+    "create_tool_call_accuracy_evaluator",
+    "create_tool_call_f1_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
     "exact_match",

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from .judges import add_judge_options, judge_cache_for
 from .reference_store import UPDATE_KEY, ReferenceStore
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
@@ -24,6 +25,7 @@ __all__ = ["SESSION_KEY"]
 
 pytest_plugins = (
     "pytest_agenttraj.plugin.fixtures",
+    "pytest_agenttraj.plugin.graded_fixtures",
     "pytest_agenttraj.gating",
     "pytest_agenttraj.integrations.langsmith",
 )
@@ -72,6 +74,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="delete reference files in trajectories/ folders that no test used "
         "(only after a run of every test)",
     )
+    add_judge_options(parser, group)
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
     )
@@ -91,6 +94,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     session = TrajectorySession(config, session_settings(config))
+    session.judge_cache = judge_cache_for(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
     config.stash[UPDATE_KEY] = bool(config.getoption("trajectory_update", default=False))

@@ -18,12 +18,14 @@ from ..assertion import TrajectoryMismatch
 from ..diff import render_report
 from ..evaluators.result import result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
+from ..graded_diff import render_graded
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
 
 __all__ = [
+    "GRADED_FIXTURES",
     "ITEM_SETTINGS",
     "PLUGIN_FIXTURES",
     "PROPERTY",
@@ -40,6 +42,15 @@ TEST_PROPERTY = "agenttraj_test"
 """Name of the teardown report's entry describing a test for ``--trajectory-min-pass-rate`` (JSON
 ``{"uses_plugin": bool, "groups": [marker names]}``); only made while that gate is on."""
 
+GRADED_FIXTURES = (
+    "tool_call_accuracy_evaluator",
+    "tool_call_f1_evaluator",
+    "judge_cache",
+    "trajectory_judge",
+    "async_trajectory_judge",
+)
+"""The fixtures of :mod:`.graded_fixtures` (graded evaluators and LLM judges)."""
+
 PLUGIN_FIXTURES = frozenset(
     {
         "assert_trajectory",
@@ -47,6 +58,7 @@ PLUGIN_FIXTURES = frozenset(
         "trajectory_config",
         "trajectory_evaluator",
         "trajectory_reference",
+        *GRADED_FIXTURES,
     }
 )
 """This plugin's fixtures: a test that requests one (or carries the ``trajectory`` marker) is a
@@ -71,6 +83,11 @@ _ATTEMPT = pytest.StashKey[int | None]()
 _DIFF_LINES = 120
 
 
+def _graded(score: Any) -> bool:
+    """Whether ``score`` is graded (a number), not a verdict (a bool)."""
+    return isinstance(score, int | float) and not isinstance(score, bool)
+
+
 def _json_score(score: Any) -> Any:
     if isinstance(score, bool | int | float | str) or score is None:
         return score
@@ -90,6 +107,7 @@ class TrajectorySession:
         self.is_worker = hasattr(config, "workerinput")
         self.repeats: list[dict[str, Any]] = []
         self.tagged_groups: tuple[str, ...] | None = None
+        self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
 
     def tag_tests(self, groups: Sequence[str]) -> None:
         """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
@@ -162,6 +180,8 @@ class TrajectorySession:
             verbose=self.config.get_verbosity(),
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
             references=ItemReferences(item, settings.reference),
+            min_score=settings.min_score,
+            judge_cache=self.judge_cache,
         )
 
     @pytest.hookimpl(wrapper=True)
@@ -189,7 +209,8 @@ class TrajectorySession:
         index = counters.get(key, 0)
         counters[key] = index + 1
         report = evaluation.report
-        passed = result_passed(result)
+        threshold = evaluation.extra.get("min_score", self.settings_for(item).min_score)
+        passed = result_passed(result, threshold)
         record: dict[str, Any] = {
             "nodeid": item.nodeid,
             "key": key,
@@ -206,9 +227,14 @@ class TrajectorySession:
         attempt = item.stash.get(_ATTEMPT, None)
         if attempt is not None:
             record["attempt"] = attempt
+        if threshold is not None and _graded(result.get("score")):
+            record["min_score"] = threshold
         record.update(evaluation.extra)
         if not passed and report is not None:
             record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
+        elif not passed and evaluation.graded is not None:
+            lines = render_graded(evaluation.graded, min_score=threshold, verbose=1)
+            record["diff"] = "\n".join(lines[:_DIFF_LINES])
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
         item.ihook.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation
@@ -251,15 +277,21 @@ class TrajectorySession:
             if self.config.get_terminal_writer().hasmarkup and not self.is_worker:
                 from .failure import colour_mismatch
 
-                colour_mismatch(report, raised, verbose)
+                colour_mismatch(report, raised)
             return
         # The test failed without raising our mismatch (e.g. ``assert evaluator(...)["score"]``):
         # show what each failed evaluation saw.
         texts = []
         for _, record, evaluation in evaluations:
-            if record["passed"] or evaluation.report is None:
+            if record["passed"]:
                 continue
-            lines = render_report(evaluation.report, verbose=verbose)
+            if evaluation.report is not None:
+                lines = render_report(evaluation.report, verbose=verbose)
+            elif evaluation.graded is not None:
+                threshold = record.get("min_score")
+                lines = render_graded(evaluation.graded, min_score=threshold, verbose=verbose)
+            else:
+                continue
             texts.append(f"{record['key']} [{record['index']}]\n" + "\n".join(lines))
         if texts:
             report.sections.append(("agenttraj: trajectory mismatch", "\n\n".join(texts)))
