@@ -48,6 +48,7 @@ def render_graded(
     """Lines explaining ``report``; ``verbose >= 2`` lists every call, uncut."""
     paint = markup or _plain
     try:
+        head = paint(graded_headline(report, min_score), "bold")
         if isinstance(report, AccuracyReport):
             body = list(_accuracy_lines(report, verbose, paint))
         else:
@@ -57,7 +58,7 @@ def render_graded(
             graded_headline(report, min_score),
             f"(could not render the graded diff: {type(error).__name__}: {error})",
         ]
-    return [paint(graded_headline(report, min_score), "bold"), *body]
+    return [head, *body]
 
 
 def render_graded_text(
@@ -109,9 +110,7 @@ def _f1_lines(report: F1Report, verbose: int, paint: Markup) -> Iterable[str]:
         "reference calls made)",
         "dim",
     )
-    rows = [("missing", lone) for lone in report.missing] + [
-        ("extra", lone) for lone in report.extra
-    ]
+    rows = _f1_rows(report)
     shown = rows if verbose >= 2 else rows[:_DEFAULT_ROWS]
     width = 200 if verbose >= 2 else 60
     for number, (kind, lone) in enumerate(shown, 1):
@@ -124,17 +123,48 @@ def _f1_lines(report: F1Report, verbose: int, paint: Markup) -> Iterable[str]:
         yield paint(f"  {len(report.matched)} call(s) match: {names}{more}", "good")
 
 
+def _f1_rows(report: F1Report) -> list[tuple[str, Unpaired]]:
+    """Missing and extra calls; a missing call and an extra one that are each other's closest
+    show once, as one call whose args differ."""
+    extra_by_position = {lone.call.position: lone for lone in report.extra}
+    merged: set[int] = set()
+    rows: list[tuple[str, Unpaired]] = []
+    for lone in report.missing:
+        partner = extra_by_position.get(lone.closest.position) if lone.closest else None
+        if (
+            partner is not None
+            and not lone.closest_paired
+            and partner.closest is not None
+            and partner.closest.position == lone.call.position
+            and partner.call.position not in merged
+        ):
+            merged.add(partner.call.position)
+            rows.append(("args differ", lone))
+        else:
+            rows.append(("missing", lone))
+    rows.extend(("extra", lone) for lone in report.extra if lone.call.position not in merged)
+    return rows
+
+
 def _unpaired_lines(
     report: F1Report, number: int, kind: str, lone: Unpaired, width: int, paint: Markup
 ) -> Iterable[str]:
-    side, other = ("reference", "output") if kind == "missing" else ("output", "reference")
+    side, other = ("output", "reference") if kind == "extra" else ("reference", "output")
+    if kind == "args differ" and lone.closest is not None:
+        yield paint(
+            f"  {number}. args differ: {call_label(lone.call, 'reference')} vs "
+            f"{call_label(lone.closest, 'output')}",
+            "bad",
+        )
+        yield from _arg_lines(report, lone.closest, lone.call, width, paint)
+        return
     yield paint(f"  {number}. {kind}: {call_label(lone.call, side)}", "bad")
     if lone.closest is None:
         yield paint(f"{_INDENT}the {other} has no call to {lone.call.call.name!r}", "dim")
         return
     note = ", already paired with another call" if lone.closest_paired else ""
     yield paint(f"{_INDENT}closest {call_label(lone.closest, other)}{note}", "dim")
-    out, ref = (lone.closest, lone.call) if kind == "missing" else (lone.call, lone.closest)
+    out, ref = (lone.call, lone.closest) if kind == "extra" else (lone.closest, lone.call)
     yield from _arg_lines(report, out, ref, width, paint)
 
 

@@ -29,6 +29,8 @@ __all__ = ["DEFAULT_MAX_CONCURRENCY", "Judge", "Verdict", "check_cache_setting",
 
 DEFAULT_MAX_CONCURRENCY = 8
 
+_USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+
 Request = tuple[Any, list[dict[str, Any]]]
 """What the conversation asks next: a runnable and the messages to send it."""
 
@@ -68,7 +70,7 @@ class Verdict:
     method: str
     model_calls: int = 0
     cached: bool = False
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_USAGE_KEYS, 0))
 
     @property
     def tokens(self) -> int:
@@ -208,7 +210,7 @@ class Judge:
             instructions = json_instructions(self.spec.schema)
             runnable, method = self.model.get(), "json_text"
             prompt = append_to_last_user(messages, instructions)
-        usage: dict[str, int] = {}
+        usage = dict.fromkeys(_USAGE_KEYS, 0)
         problem, quoted = "", ""
         for attempt in (1, 2):
             reply = yield (runnable, prompt)

@@ -23,8 +23,9 @@ __all__ = ["create_agent_goal_accuracy_evaluator", "create_async_agent_goal_accu
 
 
 def desired_outcome(reference_outputs: Any) -> str | None:
-    """The desired outcome as text: a string, a dict's ``reference`` / ``outcome``, else JSON."""
-    if reference_outputs is None:
+    """The desired outcome as text: a string, a dict's ``reference`` / ``outcome``, else JSON;
+    ``None`` for none (LangSmith passes ``{}`` for an example without outputs)."""
+    if not reference_outputs:
         return None
     if isinstance(reference_outputs, Mapping):
         for key in ("reference", "outcome", "desired_outcome"):
@@ -49,7 +50,7 @@ class _GoalSteps:
         params = {"outputs": format_trajectory(outputs, side="outputs")}
         if outcome is not None:
             params["reference_outputs"] = outcome
-        if inputs is not None:
+        if inputs:
             params["inputs"] = format_value(inputs)
         params.update({k: format_value(v) for k, v in extra.items() if k not in params})
         prompt = self.prompt

@@ -92,7 +92,7 @@ class _TopicSteps:
             "outputs": format_trajectory(outputs, side="outputs"),
             "reference_topics": "\n".join(f"- {topic}" for topic in topics),
         }
-        if inputs is not None:
+        if inputs:
             params["inputs"] = format_value(inputs)
         params.update({k: format_value(v) for k, v in extra.items() if k not in params})
         messages = with_examples(build_messages(self.prompt, params), self.examples)

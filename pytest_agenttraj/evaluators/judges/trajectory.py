@@ -83,7 +83,7 @@ def score_judge(
 
 
 def _params(base: dict[str, str], inputs: Any, extra: Mapping[str, Any]) -> dict[str, str]:
-    if inputs is not None:
+    if inputs:  # LangSmith passes {} for an example without inputs
         base.setdefault("inputs", format_value(inputs))
     for name, value in extra.items():
         base.setdefault(name, format_value(value))
@@ -112,7 +112,7 @@ class _TrajectorySteps:
         if outputs is None:
             raise ValueError("an LLM trajectory judge needs outputs (the agent's trajectory)")
         base = {"outputs": format_trajectory(outputs, side="outputs")}
-        if reference_outputs is not None:
+        if reference_outputs:  # LangSmith passes {} for an example without outputs
             base["reference_outputs"] = format_trajectory(
                 reference_outputs, side="reference_outputs"
             )
