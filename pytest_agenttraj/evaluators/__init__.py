@@ -4,13 +4,10 @@ evaluation (:mod:`.scope`)."""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .exact import exact_match, exact_match_async
-from .graded import (
-    create_async_tool_call_accuracy_evaluator,
-    create_async_tool_call_f1_evaluator,
-    create_tool_call_accuracy_evaluator,
-    create_tool_call_f1_evaluator,
-)
 from .graph import graph_trajectory_strict_match, graph_trajectory_strict_match_async
 from .result import EvaluatorResult, result_passed
 from .trajectory import (
@@ -20,6 +17,31 @@ from .trajectory import (
     create_trajectory_match_evaluator,
     evaluate_trajectory,
 )
+
+if TYPE_CHECKING:
+    from .graded import (
+        create_async_tool_call_accuracy_evaluator,
+        create_async_tool_call_f1_evaluator,
+        create_tool_call_accuracy_evaluator,
+        create_tool_call_f1_evaluator,
+    )
+
+_GRADED = (
+    "create_async_tool_call_accuracy_evaluator",
+    "create_async_tool_call_f1_evaluator",
+    "create_tool_call_accuracy_evaluator",
+    "create_tool_call_f1_evaluator",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The graded evaluators (:mod:`.graded`), imported when first named."""
+    if name not in _GRADED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(".graded", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AsyncTrajectoryMatchEvaluator",

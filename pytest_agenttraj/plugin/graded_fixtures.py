@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..evaluators.graded import GradedEvaluator, graded_config, graded_evaluation, sync_face
 from .session import SESSION_KEY
 from .settings import TrajectorySettings
 
-if TYPE_CHECKING:  # the judges load when a judge fixture is used
+if TYPE_CHECKING:  # graded evaluators and judges load when their fixture is used
+    from ..evaluators.graded import GradedEvaluator
     from ..evaluators.judges import JudgeCache
     from ..evaluators.judges.faces import AsyncJudgeEvaluator, JudgeEvaluator
 
@@ -26,6 +26,8 @@ __all__ = [
 
 
 def _graded(settings: TrajectorySettings, kind: str) -> GradedEvaluator:
+    from ..evaluators.graded import graded_config, graded_evaluation, sync_face
+
     config = graded_config(settings.tool_args, settings.overrides)
     return sync_face(graded_evaluation(kind, config, True, f"{kind}_evaluator"), kind)
 

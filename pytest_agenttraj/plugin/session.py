@@ -18,7 +18,6 @@ from ..assertion import TrajectoryMismatch
 from ..diff import render_report
 from ..evaluators.result import result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
-from ..graded_diff import render_graded
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
@@ -233,6 +232,8 @@ class TrajectorySession:
         if not passed and report is not None:
             record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
         elif not passed and evaluation.graded is not None:
+            from ..graded_diff import render_graded
+
             lines = render_graded(evaluation.graded, min_score=threshold, verbose=1)
             record["diff"] = "\n".join(lines[:_DIFF_LINES])
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
@@ -288,6 +289,8 @@ class TrajectorySession:
             if evaluation.report is not None:
                 lines = render_report(evaluation.report, verbose=verbose)
             elif evaluation.graded is not None:
+                from ..graded_diff import render_graded
+
                 threshold = record.get("min_score")
                 lines = render_graded(evaluation.graded, min_score=threshold, verbose=verbose)
             else:

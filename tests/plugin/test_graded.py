@@ -33,7 +33,7 @@ def test_graded_results_in_summary_report_and_junit(
     project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("BROKEN", "1")
-    project.makepyfile(test_graded=GRADED_TESTS)
+    project.makepyfile(test_scored=GRADED_TESTS)
     result = project.runpytest(
         "--trajectory-report=report.json", "--junitxml=junit.xml", *plugin_args
     )
@@ -42,8 +42,8 @@ def test_graded_results_in_summary_report_and_junit(
         [
             "*= trajectory results =*",
             "test *key *mode *score *result",
-            "test_graded.py::test_f1_recorded *tool_call_f1 *unordered/exact *0.5 *FAIL",
-            "test_graded.py::test_accuracy *tool_call_accuracy *strict_order/exact *0.5 *PASS",
+            "test_scored.py::test_f1_recorded *tool_call_f1 *unordered/exact *0.5 *FAIL",
+            "test_scored.py::test_accuracy *tool_call_accuracy *strict_order/exact *0.5 *PASS",
             "2 trajectory evaluations in 2 tests: 1 passed, 1 failed",
         ]
     )
@@ -146,7 +146,7 @@ def test_asserted_score_without_the_helper_gets_the_diff_section(project: pytest
 def test_a_graded_score_that_fell_is_a_regression(
     project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project.makepyfile(test_graded=GRADED_TESTS)
+    project.makepyfile(test_scored=GRADED_TESTS)
     project.runpytest("--trajectory-report=main.json").assert_outcomes(passed=2)
     monkeypatch.setenv("BROKEN", "1")
     result = project.runpytest(
@@ -156,8 +156,8 @@ def test_a_graded_score_that_fell_is_a_regression(
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # ... but the scores fell
     result.stdout.fnmatch_lines(
         [
-            "REGRESSED: test_graded.py::test_accuracy tool_call_accuracy: score 1.0 -> score 0.5",
-            "REGRESSED: test_graded.py::test_f1_recorded tool_call_f1: score 1.0 -> score 0.5",
+            "REGRESSED: test_scored.py::test_accuracy tool_call_accuracy: score 1.0 -> score 0.5",
+            "REGRESSED: test_scored.py::test_f1_recorded tool_call_f1: score 1.0 -> score 0.5",
             "baseline: 2 regressed, 0 improved, 0 new, 0 vanished, 0 unchanged",
         ]
     )
@@ -167,7 +167,7 @@ def test_a_fall_within_the_tolerance_is_not_a_regression(
     project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(
-        test_graded=GRADED_TESTS.replace(
+        test_scored=GRADED_TESTS.replace(
             "def test_f1_recorded(tool_call_f1_evaluator):",
             "@pytest.mark.trajectory(min_score=0.5)\ndef test_f1_recorded(tool_call_f1_evaluator):",
         )

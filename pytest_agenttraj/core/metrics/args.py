@@ -39,9 +39,9 @@ def arg_accuracy(
     rule: ArgsRule, output: Mapping[str, Any], reference: Mapping[str, Any]
 ) -> ArgScore:
     """The graded argument accuracy of an output call against a reference call of one tool."""
+    if (output is reference and rule.reflexive) or rule.matches(output, reference):
+        return _FULL  # (calls with equal argument texts share one parsed dict: see normalize)
     kind = rule.kind
-    if kind == "ignore":
-        return _FULL
     if kind == "keys":
         return _paths_score(rule.keys, output, reference)
     if kind == "exact":
@@ -52,8 +52,6 @@ def arg_accuracy(
         keys = list(output)
     else:
         return _verdict_score(rule, output, reference)
-    if not keys:
-        return _FULL
     differing = tuple(
         k for k in keys if not (k in output and k in reference and _same(output[k], reference[k]))
     )
@@ -74,7 +72,6 @@ def _paths_score(
 def _verdict_score(
     rule: ArgsRule, output: Mapping[str, Any], reference: Mapping[str, Any]
 ) -> ArgScore:
-    if rule.matches(output, reference):
-        return _FULL
+    """A rule without keys to count (a callable): 0 when it refuses the arguments."""
     keys = dict.fromkeys(diff.path.split(".")[0] for diff in rule.explain(output, reference))
     return ArgScore(0.0, tuple(keys))

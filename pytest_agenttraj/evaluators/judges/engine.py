@@ -10,13 +10,12 @@ each run their own loop).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import weakref
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import JudgeError
 from ..scope import TestScope, current_scope
@@ -24,6 +23,9 @@ from .cache import JudgeCache, cache_key
 from .model import JudgeModel, message_usage
 from .prompting import append_to_last_user, reply_text
 from .replies import ReplyError, ReplySpec, json_instructions, parse_json_reply
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "Judge", "Verdict", "check_cache_setting", "resolve_cache"]
 
@@ -113,6 +115,8 @@ class _Bound:
         )
 
     def semaphore(self) -> asyncio.Semaphore:
+        import asyncio  # only async judges need it
+
         loop = asyncio.get_running_loop()
         found = self._by_loop.get(loop)
         if found is None:
