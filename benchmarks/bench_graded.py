@@ -77,7 +77,9 @@ def _with_extra_calls(outputs: list[dict[str, Any]], count: int) -> list[dict[st
         extra = {
             "role": "assistant",
             "content": "",
-            "tool_calls": [{"function": {"name": "retry_probe", "arguments": '{"n": %d}' % n}}],
+            "tool_calls": [
+                {"function": {"name": "retry_probe", "arguments": json.dumps({"n": n})}}
+            ],
         }
         out.insert(n * step, extra)
     return out
