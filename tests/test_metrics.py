@@ -348,12 +348,26 @@ def _brute_accuracy(
     return 0.0 if best is None else best / len(expected)
 
 
+def as_text(pairs: list[tuple[str, dict[str, int]]]) -> list[dict[str, Any]]:
+    """Calls with their arguments as JSON text: equal texts then share one parsed dict."""
+    return [{"function": {"name": n, "arguments": json.dumps(a)}} for n, a in pairs]
+
+
 @settings(max_examples=300)
-@given(made=CALLS, expected=st.lists(st.tuples(NAMES, ARGS), max_size=4), strict=st.booleans())
+@given(
+    made=CALLS,
+    expected=st.lists(st.tuples(NAMES, ARGS), max_size=4),
+    strict=st.booleans(),
+    text=st.booleans(),
+)
 def test_accuracy_agrees_with_brute_force(
-    made: list[tuple[str, dict[str, int]]], expected: list[tuple[str, dict[str, int]]], strict: bool
+    made: list[tuple[str, dict[str, int]]],
+    expected: list[tuple[str, dict[str, int]]],
+    strict: bool,
+    text: bool,
 ) -> None:
-    report = tool_call_accuracy(calls(*made), calls(*expected), EXACT, strict_order=strict)
+    form = as_text if text else lambda pairs: calls(*pairs)
+    report = tool_call_accuracy(form(made), form(expected), EXACT, strict_order=strict)
     assert report.score == pytest.approx(_brute_accuracy(made, expected, strict))
     assert len(report.calls) == len(expected)
     paired = [c.output.position for c in report.calls if c.output is not None]

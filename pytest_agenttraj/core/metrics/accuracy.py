@@ -192,18 +192,28 @@ def _pair_group(
 
 
 def _identical_pairs(ref_args: Sequence[Any], out_args: Sequence[Any]) -> list[tuple[int, int]]:
-    """``(reference position, output position)`` of calls with equal JSON arguments, in order."""
-    waiting: dict[Hashable, list[int]] = defaultdict(list)
-    for b, args in reversed(list(enumerate(out_args))):
-        text = json_text(args)
-        if text is not None:
-            waiting[text].append(b)
-    pairs = []
-    for a, args in enumerate(ref_args):
-        text = json_text(args)
-        bucket = waiting.get(text) if text is not None else None
-        if bucket:
-            pairs.append((a, bucket.pop()))
+    """``(reference position, output position)`` of calls with equal JSON arguments, in order:
+    first those sharing one parsed dict (equal argument texts, see normalize), then by text."""
+    pairs: list[tuple[int, int]] = []
+    free_refs, free_outs = list(range(len(ref_args))), list(range(len(out_args)))
+    for key in (id, json_text):
+        waiting: dict[Hashable, list[int]] = defaultdict(list)
+        for b in reversed(free_outs):
+            found = key(out_args[b])
+            if found is not None:
+                waiting[found].append(b)
+        left = []
+        for a in free_refs:
+            found = key(ref_args[a])
+            bucket = waiting.get(found) if found is not None else None
+            if bucket:
+                pairs.append((a, bucket.pop()))
+            else:
+                left.append(a)
+        taken = {b for _, b in pairs}
+        free_refs, free_outs = left, [b for b in free_outs if b not in taken]
+        if not free_refs or not free_outs:
+            break
     return pairs
 
 

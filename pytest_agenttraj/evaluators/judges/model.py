@@ -6,6 +6,7 @@ imported here, inside functions only."""
 from __future__ import annotations
 
 import importlib
+import json
 import threading
 import warnings
 from collections.abc import Mapping
@@ -175,7 +176,7 @@ class JudgeModel:
     def structured(self, schema: Mapping[str, Any]) -> Any | None:
         """A runnable returning ``{"raw", "parsed", "parsing_error"}`` for ``schema`` through
         tool calling, or ``None`` when the model has none (``bind_tools`` not implemented)."""
-        name = str(schema.get("title"))
+        name = json.dumps(schema, sort_keys=True, default=str)
         if name not in self._structured:
             try:
                 runnable = self.get().with_structured_output(dict(schema), include_raw=True)
