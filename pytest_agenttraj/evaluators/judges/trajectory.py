@@ -182,8 +182,9 @@ def create_trajectory_llm_as_judge(
     and any extra keyword given to the evaluator; use
     ``TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE`` to grade against a reference. The score is a
     bool, a number from 0 to 1 (``continuous=True``) or one of ``choices``; the reasoning is the
-    ``comment``. ``cache`` (a directory, a ``JudgeCache``, or ``True`` for the pytest run's)
-    stores answers so that unchanged evaluations cost no model calls.
+    ``comment``. ``cache`` (a directory, a ``JudgeCache``, or ``True`` for the pytest run's;
+    outside pytest ``True`` caches nothing) stores answers so that unchanged evaluations cost no
+    model calls.
 
     Example::
 
