@@ -138,9 +138,11 @@ class Judge:
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     ) -> None:
         check_cache_setting(cache)
-        if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int):
-            raise ValueError(f"invalid max_concurrency {max_concurrency!r}: must be an int >= 1")
-        if max_concurrency < 1:
+        if (
+            isinstance(max_concurrency, bool)
+            or not isinstance(max_concurrency, int)
+            or max_concurrency < 1
+        ):
             raise ValueError(f"invalid max_concurrency {max_concurrency!r}: must be an int >= 1")
         self.model = model
         self.spec = spec
