@@ -28,6 +28,7 @@ demo: install
 
 bench: install
 	$(BIN)/python benchmarks/bench_matching.py
+	$(BIN)/python benchmarks/bench_graded.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_graph.py
 

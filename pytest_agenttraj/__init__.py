@@ -1,8 +1,14 @@
 """pytest-agenttraj: test AI-agent trajectories like ordinary code.
 
 The public API is openevals-compatible (switch by changing an import) and light to import: it
-never loads langchain-core or langsmith.
+never loads langchain-core or langsmith, and the graded metrics and LLM judges load when first
+named (``from pytest_agenttraj import create_trajectory_llm_as_judge``).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .assertion import (
@@ -19,6 +25,7 @@ from .core.normalize import to_trajectory
 from .errors import (
     AgentTrajError,
     GraphTrajectoryFormatError,
+    JudgeError,
     ReferenceFileError,
     TrajectoryFormatError,
 )
@@ -34,7 +41,82 @@ from .evaluators import (
     graph_trajectory_strict_match_async,
 )
 
+if TYPE_CHECKING:
+    from .evaluators.graded import (
+        create_async_tool_call_accuracy_evaluator,
+        create_async_tool_call_f1_evaluator,
+        create_tool_call_accuracy_evaluator,
+        create_tool_call_f1_evaluator,
+    )
+    from .evaluators.judges import (
+        AGENT_GOAL_ACCURACY_PROMPT,
+        AGENT_GOAL_ACCURACY_PROMPT_WITH_REFERENCE,
+        GRAPH_TRAJECTORY_ACCURACY_PROMPT,
+        TOPIC_ADHERENCE_PROMPT,
+        TRAJECTORY_ACCURACY_PROMPT,
+        TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE,
+        JudgeCache,
+        create_agent_goal_accuracy_evaluator,
+        create_async_agent_goal_accuracy_evaluator,
+        create_async_graph_trajectory_llm_as_judge,
+        create_async_topic_adherence_evaluator,
+        create_async_trajectory_llm_as_judge,
+        create_graph_trajectory_llm_as_judge,
+        create_topic_adherence_evaluator,
+        create_trajectory_llm_as_judge,
+    )
+    from .graded_assertion import assert_tool_call_accuracy, assert_tool_call_f1
+
+_LAZY = {
+    ".evaluators.graded": (
+        "create_async_tool_call_accuracy_evaluator",
+        "create_async_tool_call_f1_evaluator",
+        "create_tool_call_accuracy_evaluator",
+        "create_tool_call_f1_evaluator",
+    ),
+    ".evaluators.judges": (
+        "AGENT_GOAL_ACCURACY_PROMPT",
+        "AGENT_GOAL_ACCURACY_PROMPT_WITH_REFERENCE",
+        "GRAPH_TRAJECTORY_ACCURACY_PROMPT",
+        "TOPIC_ADHERENCE_PROMPT",
+        "TRAJECTORY_ACCURACY_PROMPT",
+        "TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE",
+        "JudgeCache",
+        "create_agent_goal_accuracy_evaluator",
+        "create_async_agent_goal_accuracy_evaluator",
+        "create_async_graph_trajectory_llm_as_judge",
+        "create_async_topic_adherence_evaluator",
+        "create_async_trajectory_llm_as_judge",
+        "create_graph_trajectory_llm_as_judge",
+        "create_topic_adherence_evaluator",
+        "create_trajectory_llm_as_judge",
+    ),
+    ".graded_assertion": ("assert_tool_call_accuracy", "assert_tool_call_f1"),
+}
+_LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """The graded metrics and judges, imported when first named."""
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 __all__ = [
+    "AGENT_GOAL_ACCURACY_PROMPT",
+    "AGENT_GOAL_ACCURACY_PROMPT_WITH_REFERENCE",
+    "GRAPH_TRAJECTORY_ACCURACY_PROMPT",
+    "TOPIC_ADHERENCE_PROMPT",
+    "TRAJECTORY_ACCURACY_PROMPT",
+    "TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE",
     "AgentTrajError",
     "EvaluatorResult",
     "GraphMatchMode",
@@ -42,6 +124,8 @@ __all__ = [
     "GraphTrajectory",
     "GraphTrajectoryFormatError",
     "GraphTrajectoryMismatch",
+    "JudgeCache",
+    "JudgeError",
     "MatchReport",
     "Message",
     "ReferenceFileError",
@@ -54,10 +138,24 @@ __all__ = [
     "TrajectoryMismatch",
     "__version__",
     "assert_graph_trajectory",
+    "assert_tool_call_accuracy",
+    "assert_tool_call_f1",
     "assert_trajectory",
+    "create_agent_goal_accuracy_evaluator",
+    "create_async_agent_goal_accuracy_evaluator",
+    "create_async_graph_trajectory_llm_as_judge",
     "create_async_graph_trajectory_match_evaluator",
+    "create_async_tool_call_accuracy_evaluator",
+    "create_async_tool_call_f1_evaluator",
+    "create_async_topic_adherence_evaluator",
+    "create_async_trajectory_llm_as_judge",
     "create_async_trajectory_match_evaluator",
+    "create_graph_trajectory_llm_as_judge",
     "create_graph_trajectory_match_evaluator",
+    "create_tool_call_accuracy_evaluator",
+    "create_tool_call_f1_evaluator",
+    "create_topic_adherence_evaluator",
+    "create_trajectory_llm_as_judge",
     "create_trajectory_match_evaluator",
     "exact_match",
     "exact_match_async",

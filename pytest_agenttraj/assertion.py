@@ -14,7 +14,7 @@ from typing import Any
 from .core.graph import GraphMatchReport, check_graph_mode
 from .core.matching import MatchReport
 from .core.matching.rules import make_config
-from .diff import render_text
+from .diff import Markup, render_report, render_text
 from .evaluators.graph import evaluate_graph_trajectory
 from .evaluators.result import EvaluatorResult
 from .evaluators.scope import announce, current_scope
@@ -72,6 +72,14 @@ class TrajectoryMismatch(AssertionError):
 
     def __str__(self) -> str:
         return render_text(self.report, verbose=self.verbose)
+
+    def headline(self) -> str:
+        """The failure in one sentence (the first line pytest shows)."""
+        return self.report.comment() or "Trajectory does not match the reference."
+
+    def render(self, *, width: int = 100, markup: Markup | None = None) -> list[str]:
+        """The diff as lines, coloured by ``markup`` when given (the plugin's coloured view)."""
+        return render_report(self.report, verbose=self.verbose, width=width, markup=markup)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # ``args`` holds only the comment, which ``__init__`` cannot be called with: without this,

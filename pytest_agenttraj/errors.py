@@ -6,6 +6,7 @@ __all__ = [
     "AgentTrajError",
     "BaselineError",
     "GraphTrajectoryFormatError",
+    "JudgeError",
     "ReferenceFileError",
     "TrajectoryFormatError",
 ]
@@ -86,3 +87,14 @@ class ReferenceFileError(AgentTrajError, ValueError):
 
 class BaselineError(AgentTrajError, ValueError):
     """A baseline file that cannot be used, with the reason and how to fix it."""
+
+
+class JudgeError(AgentTrajError):
+    """An LLM judge whose reply could not be used (after one retry): quotes the reply and says
+    what was expected."""
+
+    def __init__(self, problem: str, *, reply: str | None = None) -> None:
+        self.problem = problem
+        self.reply = reply
+        text = problem if reply is None else f"{problem}\nthe judge replied:\n{reply[:2000]}"
+        super().__init__(text)

@@ -102,3 +102,29 @@ def test_graph_evaluations_and_diffs_leave_heavy_modules_out() -> None:
         """
     )
     assert [name for name in loaded if name in HEAVY] == []
+
+
+def test_graded_scores_and_their_diffs_leave_heavy_modules_out() -> None:
+    loaded = loaded_after(
+        """
+        from pytest_agenttraj import (
+            TrajectoryMismatch,
+            assert_tool_call_accuracy,
+            create_tool_call_f1_evaluator,
+        )
+        import pytest_agenttraj.evaluators.judges  # the judges load langchain only when built
+
+        output = [{"role": "assistant", "tool_calls": [{"name": "f", "args": {"a": 1}}]}]
+        reference = [{"name": "f", "args": {"a": 2}}]
+        assert create_tool_call_f1_evaluator()(outputs=output, reference_outputs=reference)[
+            "score"
+        ] == 0.0
+        try:
+            assert_tool_call_accuracy(output, reference)
+        except TrajectoryMismatch as error:
+            assert "+ a: 1" in str(error)
+        else:
+            raise SystemExit("expected a mismatch")
+        """
+    )
+    assert [name for name in loaded if name in HEAVY] == []

@@ -4,6 +4,9 @@ evaluation (:mod:`.scope`)."""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .exact import exact_match, exact_match_async
 from .graph import (
     create_async_graph_trajectory_match_evaluator,
@@ -20,13 +23,42 @@ from .trajectory import (
     evaluate_trajectory,
 )
 
+if TYPE_CHECKING:
+    from .graded import (
+        create_async_tool_call_accuracy_evaluator,
+        create_async_tool_call_f1_evaluator,
+        create_tool_call_accuracy_evaluator,
+        create_tool_call_f1_evaluator,
+    )
+
+_GRADED = (
+    "create_async_tool_call_accuracy_evaluator",
+    "create_async_tool_call_f1_evaluator",
+    "create_tool_call_accuracy_evaluator",
+    "create_tool_call_f1_evaluator",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The graded evaluators (:mod:`.graded`), imported when first named."""
+    if name not in _GRADED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(".graded", __name__), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "AsyncTrajectoryMatchEvaluator",
     "EvaluatorResult",
     "TrajectoryMatchEvaluator",
     "create_async_graph_trajectory_match_evaluator",
+    "create_async_tool_call_accuracy_evaluator",
+    "create_async_tool_call_f1_evaluator",
     "create_async_trajectory_match_evaluator",
     "create_graph_trajectory_match_evaluator",
+    "create_tool_call_accuracy_evaluator",
+    "create_tool_call_f1_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
     "exact_match",

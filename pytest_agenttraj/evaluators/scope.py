@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..core.graph import GraphMatchReport
     from ..core.matching import MatchReport
+    from ..core.metrics import GradedReport
 
 __all__ = [
     "Evaluation",
@@ -33,7 +34,7 @@ __all__ = [
 @dataclass(frozen=True)
 class Evaluation:
     """One evaluation as it happened: its result dict, the match report behind it (if any), the
-    inputs it compared and how long it took."""
+    inputs it compared and how long it took. A graded metric gives its report as ``graded``."""
 
     result: Mapping[str, Any]
     report: MatchReport | GraphMatchReport | None
@@ -43,6 +44,7 @@ class Evaluation:
     duration_s: float = 0.0
     origin: str = "evaluator"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    graded: GradedReport | None = None
 
 
 class ReferenceResolver(Protocol):
@@ -71,7 +73,9 @@ class ReferenceResolver(Protocol):
 @dataclass(frozen=True)
 class TestScope:
     """The current test's defaults (mode, tool_args, overrides, which of them its marker set)
-    and where evaluations go."""
+    and where evaluations go. ``min_score`` is the marker's threshold for graded scores;
+    ``judge_cache`` the run's cache of LLM judge answers (a
+    ``pytest_agenttraj.evaluators.judges.JudgeCache``), for judges made with ``cache=True``."""
 
     on_evaluation: Callable[[Evaluation], None]
     mode: str = "strict"
@@ -80,6 +84,8 @@ class TestScope:
     verbose: int = 0
     marker_keys: frozenset[str] = frozenset()
     references: ReferenceResolver | None = None
+    min_score: float | None = None
+    judge_cache: Any = None
 
 
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
@@ -117,6 +123,7 @@ def announce(
     report: MatchReport | GraphMatchReport | None = None,
     inputs: Any = None,
     extra: Mapping[str, Any] | None = None,
+    graded: GradedReport | None = None,
 ) -> None:
     """Tell the running test, if any, about an evaluation that began at ``started``
     (``time.perf_counter()``); outside a test this costs nothing."""
@@ -133,5 +140,6 @@ def announce(
             duration_s=time.perf_counter() - started,
             origin=origin,
             extra=dict(extra or {}),
+            graded=graded,
         )
     )

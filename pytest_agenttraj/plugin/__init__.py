@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from .judges import add_judge_options, judge_cache_for
 from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
@@ -25,6 +26,7 @@ __all__ = ["SESSION_KEY"]
 
 pytest_plugins = (
     "pytest_agenttraj.plugin.fixtures",
+    "pytest_agenttraj.plugin.graded_fixtures",
     "pytest_agenttraj.gating",
     "pytest_agenttraj.integrations.langsmith",
 )
@@ -74,6 +76,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="delete reference files in trajectories/ folders that no test used "
         "(only after a run of every test)",
     )
+    add_judge_options(parser, group)
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
     )
@@ -93,6 +96,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     session = TrajectorySession(config, session_settings(config))
+    session.judge_cache = judge_cache_for(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
     if session.is_worker:

@@ -10,8 +10,7 @@ import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntry, TerminalRepr
 from _pytest._io import TerminalWriter
 
-from ..core.matching import MatchReport
-from ..diff import render_report
+from ..assertion import TrajectoryMismatch
 
 __all__ = ["MismatchRepr", "colour_mismatch"]
 
@@ -26,10 +25,9 @@ _STYLES: dict[str, dict[str, bool]] = {
 class MismatchRepr(TerminalRepr):
     """The original failure (traceback without the plain diff) followed by the coloured diff."""
 
-    def __init__(self, original: ExceptionChainRepr, report: MatchReport, verbose: int) -> None:
+    def __init__(self, original: ExceptionChainRepr, mismatch: TrajectoryMismatch) -> None:
         self.original = original
-        self.report = report
-        self.verbose = verbose
+        self.mismatch = mismatch
         self.reprcrash = original.reprcrash  # junitxml reads the failure message from here
 
     def toterminal(self, tw: TerminalWriter) -> None:
@@ -38,13 +36,11 @@ class MismatchRepr(TerminalRepr):
         def markup(text: str, style: str) -> str:
             return tw.markup(text, **_STYLES.get(style, {})) if style in _STYLES else text
 
-        for line in render_report(
-            self.report, verbose=self.verbose, width=tw.fullwidth, markup=markup
-        ):
+        for line in self.mismatch.render(width=tw.fullwidth, markup=markup):
             tw.line(line)
 
 
-def colour_mismatch(report: pytest.TestReport, mismatch: Any, verbose: int) -> None:
+def colour_mismatch(report: pytest.TestReport, mismatch: TrajectoryMismatch) -> None:
     """Swap the plain diff in ``report``'s traceback for a coloured one, if its shape allows."""
     longrepr = report.longrepr
     if not isinstance(longrepr, ExceptionChainRepr):
@@ -54,6 +50,6 @@ def colour_mismatch(report: pytest.TestReport, mismatch: Any, verbose: int) -> N
         return
     last = entries[-1]
     kept = [line for line in last.lines if not line.startswith("E ")]
-    kept.append(f"E   {type(mismatch).__name__}: {mismatch.report.comment()}")
+    kept.append(f"E   {type(mismatch).__name__}: {mismatch.headline()}")
     last.lines = kept
-    report.longrepr = MismatchRepr(longrepr, mismatch.report, verbose)
+    report.longrepr = MismatchRepr(longrepr, mismatch)

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._version import __version__
 
-__all__ = ["REPORT_VERSION", "TrajectoryResults", "attempt_counts"]
+__all__ = ["REPORT_VERSION", "TrajectoryResults", "attempt_counts", "judge_line", "judge_totals"]
 
 REPORT_VERSION = 1
 _DEFAULT_ROWS = 20
@@ -58,6 +58,9 @@ class TrajectoryResults:
         if any("attempts" in r for r in self.records):
             summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
             summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
+        judged = judge_totals(self.records)
+        if judged is not None:
+            summary["judge"] = judged
         return summary
 
     def to_json(self, *, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -89,8 +92,11 @@ class TrajectoryResults:
         if not self.records:
             return []
         totals = self._totals_line()
+        judged = judge_totals(self.records)
+        if judged is not None:
+            totals = f"{judge_line(judged)}\n{totals}"
         if verbosity < 0:
-            return [totals]
+            return totals.split("\n")
         rows = sorted(self.sorted_records(), key=lambda r: bool(r.get("passed")))
         shown = rows if verbosity >= 1 else rows[:_DEFAULT_ROWS]
         table = [("test", "key", "mode", "score", "result")]
@@ -109,7 +115,7 @@ class TrajectoryResults:
             lines = self._with_comments(lines, shown)
         if len(shown) < len(rows):
             lines.append(f"... {len(rows) - len(shown)} more rows (-v shows all)")
-        lines.append(totals)
+        lines.extend(totals.split("\n"))
         return lines
 
     def _with_comments(self, lines: list[str], shown: list[dict[str, Any]]) -> list[str]:
@@ -161,6 +167,42 @@ def _public(record: Mapping[str, Any]) -> dict[str, Any]:
     out = {k: record.get(k) for k in _PUBLIC_FIELDS if k in record}
     out.update({k: v for k, v in record.items() if k not in out and not k.startswith("_")})
     return out
+
+
+def judge_totals(records: Iterable[Mapping[str, Any]]) -> dict[str, int] | None:
+    """What the run's LLM judges cost: evaluations, model calls, cached answers and tokens
+    (``None`` when no judge ran)."""
+    totals = {"evaluations": 0, "model_calls": 0, "cached": 0, "tokens": 0}
+    for record in records:
+        judge = record.get("judge")
+        if not isinstance(judge, Mapping):
+            continue
+        totals["evaluations"] += 1
+        totals["model_calls"] += int(judge.get("model_calls") or 0)
+        totals["cached"] += 1 if judge.get("cached") else 0
+        totals["tokens"] += int(judge.get("tokens") or 0)
+    return totals if totals["evaluations"] else None
+
+
+def _tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 1_000:
+        return f"{round(count / 1_000)}k"
+    return str(count)
+
+
+def judge_line(totals: Mapping[str, int]) -> str:
+    """``judge: 12 calls, 30 cached, 41k tokens``.
+
+    >>> judge_line({"model_calls": 12, "cached": 30, "tokens": 41_234})
+    'judge: 12 calls, 30 cached, 41k tokens'
+    """
+    calls = totals["model_calls"]
+    return (
+        f"judge: {calls} call{'s' if calls != 1 else ''}, {totals['cached']} cached, "
+        f"{_tokens(totals['tokens'])} tokens"
+    )
 
 
 def attempt_counts(record: Mapping[str, Any]) -> tuple[int, int]:

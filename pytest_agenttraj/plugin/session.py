@@ -26,6 +26,7 @@ from .settings import TrajectorySettings, item_settings
 from .unused_references import NAMED_PROPERTY
 
 __all__ = [
+    "GRADED_FIXTURES",
     "ITEM_SETTINGS",
     "PLUGIN_FIXTURES",
     "PROPERTY",
@@ -42,6 +43,15 @@ TEST_PROPERTY = "agenttraj_test"
 """Name of the teardown report's entry describing a test for ``--trajectory-min-pass-rate`` (JSON
 ``{"uses_plugin": bool, "groups": [marker names]}``); only made while that gate is on."""
 
+GRADED_FIXTURES = (
+    "tool_call_accuracy_evaluator",
+    "tool_call_f1_evaluator",
+    "judge_cache",
+    "trajectory_judge",
+    "async_trajectory_judge",
+)
+"""The fixtures of :mod:`.graded_fixtures` (graded evaluators and LLM judges)."""
+
 PLUGIN_FIXTURES = frozenset(
     {
         "assert_trajectory",
@@ -50,6 +60,7 @@ PLUGIN_FIXTURES = frozenset(
         "trajectory_config",
         "trajectory_evaluator",
         "trajectory_reference",
+        *GRADED_FIXTURES,
     }
 )
 """This plugin's fixtures: a test that requests one (or carries the ``trajectory`` marker) is a
@@ -79,6 +90,11 @@ _CONFLICT = pytest.StashKey[int]()
 _DIFF_LINES = 120
 
 
+def _graded(score: Any) -> bool:
+    """Whether ``score`` is graded (a number), not a verdict (a bool)."""
+    return isinstance(score, int | float) and not isinstance(score, bool)
+
+
 def _json_score(score: Any) -> Any:
     if isinstance(score, bool | int | float | str) or score is None:
         return score
@@ -101,6 +117,7 @@ class TrajectorySession:
         self.tags: dict[str, dict[str, Any]] = {}
         self.named: set[str] = set()  # reference files tests name (see unused_references)
         self.tagged_groups: tuple[str, ...] | None = None
+        self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
 
     def tag_tests(self, groups: Sequence[str]) -> None:
         """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
@@ -173,6 +190,8 @@ class TrajectorySession:
             verbose=self.config.get_verbosity(),
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
             references=ItemReferences(item, settings.reference, self._writer(item)),
+            min_score=settings.min_score,
+            judge_cache=self.judge_cache,
         )
 
     def _writer(self, item: pytest.Item) -> str:
@@ -217,7 +236,8 @@ class TrajectorySession:
         index = counters.get(family, 0)
         counters[family] = index + 1
         report = evaluation.report
-        passed = result_passed(result)
+        threshold = evaluation.extra.get("min_score", self.settings_for(item).min_score)
+        passed = result_passed(result, threshold)
         record: dict[str, Any] = {
             "nodeid": item.nodeid,
             "key": key,
@@ -234,9 +254,16 @@ class TrajectorySession:
         attempt = item.stash.get(_ATTEMPT, None)
         if attempt is not None:
             record["attempt"] = attempt
+        if threshold is not None and _graded(result.get("score")):
+            record["min_score"] = threshold
         record.update(evaluation.extra)
         if not passed and report is not None:
             record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
+        elif not passed and evaluation.graded is not None:
+            from ..graded_diff import render_graded
+
+            lines = render_graded(evaluation.graded, min_score=threshold, verbose=1)
+            record["diff"] = "\n".join(lines[:_DIFF_LINES])
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
         item.ihook.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation
@@ -291,15 +318,23 @@ class TrajectorySession:
             if self.config.get_terminal_writer().hasmarkup and not self.is_worker:
                 from .failure import colour_mismatch
 
-                colour_mismatch(report, raised, verbose)
+                colour_mismatch(report, raised)
             return
         # The test failed without raising our mismatch (e.g. ``assert evaluator(...)["score"]``):
         # show what each failed evaluation saw.
         texts = []
         for _, record, evaluation in evaluations:
-            if record["passed"] or evaluation.report is None:
+            if record["passed"]:
                 continue
-            lines = render_report(evaluation.report, verbose=verbose)
+            if evaluation.report is not None:
+                lines = render_report(evaluation.report, verbose=verbose)
+            elif evaluation.graded is not None:
+                from ..graded_diff import render_graded
+
+                threshold = record.get("min_score")
+                lines = render_graded(evaluation.graded, min_score=threshold, verbose=verbose)
+            else:
+                continue
             texts.append(f"{record['key']} [{record['index']}]\n" + "\n".join(lines))
         if texts:
             report.sections.append(("agenttraj: trajectory mismatch", "\n\n".join(texts)))

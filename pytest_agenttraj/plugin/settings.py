@@ -18,18 +18,20 @@ from ..core.matching.rules import (
     check_trajectory_mode,
     make_config,
 )
+from ..evaluators.result import check_min_score
 from .pass_rules import PassRule, parse_pass_rule
 
 __all__ = ["MARKER_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
 
-MARKER_ARGS = ("mode", "tool_args", "overrides", "reference", "repeat", "pass_rule")
+MARKER_ARGS = ("mode", "tool_args", "overrides", "reference", "repeat", "pass_rule", "min_score")
 MARKER_HELP = (
     "trajectory(mode=None, tool_args=None, overrides=None, reference=None, repeat=1, "
-    "pass_rule='all'): trajectory match settings for this test, class or module (mode: "
+    "pass_rule='all', min_score=None): trajectory match settings for this test, class or "
+    "module (mode: "
     "strict|unordered|subset|superset; tool_args: exact|ignore|subset|superset; overrides: "
     "{tool name: args mode | key list | callable}; reference: a file in the test's "
     "trajectories/ folder; repeat: run the test N times, judged by pass_rule: "
-    "all|majority|any|rate:0.8|min:3)"
+    "all|majority|any|rate:0.8|min:3; min_score: the score 0..1 a graded result needs to pass)"
 )
 
 
@@ -47,6 +49,7 @@ class TrajectorySettings:
     reference: str | None = None
     repeat: int = 1
     pass_rule: PassRule = field(default_factory=lambda: parse_pass_rule("all"))
+    min_score: float | None = None
     sources: Mapping[str, str] = field(
         default_factory=lambda: {"mode": "default", "tool_args": "default"}
     )
@@ -154,6 +157,9 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"invalid repeat {repeat!r}: must be a whole number >= 1")
     pass_rule = parse_pass_rule(chosen.get("pass_rule", base.pass_rule.text), repeat=repeat)
+    min_score = chosen.get("min_score", base.min_score)
+    if min_score is not None:
+        min_score = check_min_score(min_score)
     sources = dict(base.sources)
     sources.update(dict.fromkeys(chosen, "marker"))
     return replace(
@@ -164,5 +170,6 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
         reference=reference,
         repeat=repeat,
         pass_rule=pass_rule,
+        min_score=min_score,
         sources=sources,
     )

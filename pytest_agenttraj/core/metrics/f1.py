@@ -1,0 +1,76 @@
+"""Tool-call F1: precision and recall of the output's calls against the reference's, counted as
+multisets. A true positive is an output call paired one-to-one with a reference call of the same
+name whose arguments match under the args rules, by maximum bipartite matching (so repeated
+calls count as often as they occur, and a match is found whenever one exists)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..matching.calls import pair_calls
+from ..matching.report import CallRef
+from ..matching.rules import MatchConfig
+from ..normalize import Memo
+from .args import arg_accuracy
+from .calls import GradedCall, read_calls
+from .report import F1Report, Unpaired
+
+__all__ = ["tool_call_f1"]
+
+_CLOSEST_SCAN_LIMIT = 200
+
+
+def _ref(call: GradedCall) -> CallRef:
+    # The pairing reads only ``call``; ``message`` carries the call's index to map it back.
+    return CallRef(call.position, 0, call.call)
+
+
+def tool_call_f1(outputs: Any, reference: Any, config: MatchConfig) -> F1Report:
+    """Score ``outputs`` against ``reference`` (a list of calls or a trajectory, either side)."""
+    memo: Memo = {}
+    outs = read_calls(outputs, side="outputs", memo=memo)
+    refs = read_calls(reference, side="reference_outputs", memo=memo)
+    pairs, lone_out, lone_ref = pair_calls([_ref(c) for c in outs], [_ref(c) for c in refs], config)
+    matched = tuple((outs[o.message], refs[r.message]) for o, r in pairs)
+    free_out = [outs[o.message] for o in lone_out]
+    free_ref = [refs[r.message] for r in lone_ref]
+    paired_out = [o for o, _ in matched]
+    paired_ref = [r for _, r in matched]
+    missing = tuple(_explain(c, free_out, paired_out, config, "reference") for c in free_ref)
+    extra = tuple(_explain(c, free_ref, paired_ref, config, "output") for c in free_out)
+    return F1Report(config, matched, missing, extra)
+
+
+def _explain(
+    lone: GradedCall,
+    free: list[GradedCall],
+    taken: list[GradedCall],
+    config: MatchConfig,
+    side: Literal["output", "reference"],
+) -> Unpaired:
+    """``lone`` with its closest same-named call on the other side: an unpaired one if any,
+    else one already paired."""
+    for candidates, paired in ((free, False), (taken, True)):
+        closest = _closest(lone, candidates, config, side)
+        if closest is not None:
+            return Unpaired(lone, closest[0], closest[1], paired)
+    return Unpaired(lone, None)
+
+
+def _closest(
+    lone: GradedCall,
+    candidates: list[GradedCall],
+    config: MatchConfig,
+    side: Literal["output", "reference"],
+) -> tuple[GradedCall, tuple[str, ...]] | None:
+    rule = config.rule_for(lone.call.name)
+    best: tuple[float, GradedCall, tuple[str, ...]] | None = None
+    same = (c for c in candidates if c.call.name == lone.call.name)
+    for count, candidate in enumerate(same):
+        if count >= _CLOSEST_SCAN_LIMIT:
+            break
+        out, ref = (lone, candidate) if side == "output" else (candidate, lone)
+        graded = arg_accuracy(rule, out.call.args, ref.call.args)
+        if best is None or graded.score > best[0]:
+            best = (graded.score, candidate, graded.differing)
+    return None if best is None else (best[1], best[2])

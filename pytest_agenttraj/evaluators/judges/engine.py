@@ -1,0 +1,266 @@
+"""Asking a judge model, once for both faces: look the answer up in the cache, else ask the
+model (structured output through tool calling when it has it, a JSON reply in text otherwise),
+check the reply, retry an unusable one once, then raise ``JudgeError`` quoting it.
+
+The conversation with the model is written once, as a generator that yields each request and
+receives the reply; the sync face answers with ``invoke``, the async face with ``ainvoke`` under
+a bound on concurrent model calls (one semaphore per event loop, so one judge serves tests that
+each run their own loop).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...errors import JudgeError
+from ..scope import TestScope, current_scope
+from .cache import JudgeCache, cache_key
+from .model import JudgeModel, message_usage
+from .prompting import append_to_last_user, reply_text
+from .replies import ReplyError, ReplySpec, json_instructions, parse_json_reply
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["DEFAULT_MAX_CONCURRENCY", "Judge", "Verdict", "check_cache_setting", "resolve_cache"]
+
+DEFAULT_MAX_CONCURRENCY = 8
+
+_USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+
+Request = tuple[Any, list[dict[str, Any]]]
+"""What the conversation asks next: a runnable and the messages to send it."""
+
+
+def check_cache_setting(cache: object) -> None:
+    """``cache`` must be ``None``/``False`` (none), ``True`` (the pytest run's), a directory, or
+    a ``JudgeCache``."""
+    if cache is None or isinstance(cache, bool | str | os.PathLike | JudgeCache):
+        return
+    raise ValueError(
+        "cache must be None, True (the pytest run's cache), a directory, or a JudgeCache, got "
+        f"{type(cache).__name__}"
+    )
+
+
+def resolve_cache(setting: Any, scope: TestScope | None) -> JudgeCache | None:
+    """The cache an evaluation uses. Under pytest the run's cache mode
+    (``--trajectory-judge-cache``) applies to directories given as ``cache=`` too."""
+    if setting is None or setting is False:
+        return None
+    run_cache = scope.judge_cache if scope is not None else None
+    if setting is True:
+        return run_cache if isinstance(run_cache, JudgeCache) else None
+    if isinstance(setting, JudgeCache):
+        return setting
+    cache = JudgeCache(Path(setting))
+    return cache.with_mode(run_cache.mode) if isinstance(run_cache, JudgeCache) else cache
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's checked answer and what it cost: model calls (0 when cached), tokens, and how
+    the model was asked (``tool_calling``, ``json_text``, or ``cache``)."""
+
+    answer: dict[str, Any]
+    model: str
+    method: str
+    model_calls: int = 0
+    cached: bool = False
+    usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_USAGE_KEYS, 0))
+
+    @property
+    def tokens(self) -> int:
+        return int(self.usage.get("total_tokens", 0))
+
+    def metadata(self) -> dict[str, Any]:
+        """What the result's ``metadata`` says about the judging."""
+        return {
+            "cached": self.cached,
+            "model_calls": self.model_calls,
+            "usage": dict(self.usage),
+            "judge_model": self.model,
+            "method": self.method,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """What the plugin's record of the evaluation says (summed in the terminal summary)."""
+        return {
+            "judge": {
+                "model": self.model,
+                "model_calls": self.model_calls,
+                "cached": self.cached,
+                "tokens": self.tokens,
+            }
+        }
+
+
+def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
+    for key, value in more.items():
+        total[key] = total.get(key, 0) + value
+
+
+class _Bound:
+    """At most ``limit`` model calls at a time per event loop."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._by_loop: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def semaphore(self) -> asyncio.Semaphore:
+        import asyncio  # only async judges need it
+
+        loop = asyncio.get_running_loop()
+        found = self._by_loop.get(loop)
+        if found is None:
+            found = self._by_loop[loop] = asyncio.Semaphore(self.limit)
+        return found
+
+
+class Judge:
+    """One configured judge: its model, what it must answer, its cache setting, and (for the
+    async face) how many model calls may run at once."""
+
+    def __init__(
+        self,
+        model: JudgeModel,
+        spec: ReplySpec,
+        *,
+        cache: Any = None,
+        decides: Mapping[str, Any] | None = None,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    ) -> None:
+        check_cache_setting(cache)
+        if (
+            isinstance(max_concurrency, bool)
+            or not isinstance(max_concurrency, int)
+            or max_concurrency < 1
+        ):
+            raise ValueError(f"invalid max_concurrency {max_concurrency!r}: must be an int >= 1")
+        self.model = model
+        self.spec = spec
+        self.cache = cache
+        self.decides = dict(decides or {})
+        self._bound = _Bound(max_concurrency)
+
+    # ------------------------------------------------------------ the two faces
+
+    def ask(self, messages: list[dict[str, Any]]) -> Verdict:
+        """The answer to ``messages`` (from the cache, or asked of the model)."""
+        plan = self._plan(messages)
+        try:
+            request = next(plan)
+            while True:
+                runnable, prompt = request
+                request = plan.send(runnable.invoke(prompt))
+        except StopIteration as done:
+            verdict: Verdict = done.value
+            return verdict
+        finally:
+            plan.close()
+
+    async def aask(self, messages: list[dict[str, Any]]) -> Verdict:
+        """The awaitable twin of ``ask``; model calls wait for a free slot of the bound."""
+        plan = self._plan(messages)
+        try:
+            request = next(plan)
+            while True:
+                runnable, prompt = request
+                async with self._bound.semaphore():
+                    reply = await runnable.ainvoke(prompt)
+                request = plan.send(reply)
+        except StopIteration as done:
+            verdict: Verdict = done.value
+            return verdict
+        finally:
+            plan.close()
+
+    # ------------------------------------------------------------ the one implementation
+
+    def _plan(self, messages: list[dict[str, Any]]) -> Generator[Request, Any, Verdict]:
+        cache = resolve_cache(self.cache, current_scope())
+        if cache is None:
+            return (yield from self._exchange(messages))
+        key = cache_key(
+            {
+                "model": self.model.identity(),
+                "messages": messages,
+                "schema": self.spec.schema,
+                **self.decides,
+            }
+        )
+        stored = cache.get(key)
+        if stored is not None:
+            try:
+                answer = self.spec.check(stored["answer"])
+            except ReplyError:
+                answer = None  # an entry this judge cannot use is a miss
+            if answer is not None:
+                return Verdict(answer, self.model.label, "cache", cached=True)
+        verdict = yield from self._exchange(messages)
+        cache.put(key, {"answer": verdict.answer, "model": verdict.model, "usage": verdict.usage})
+        return verdict
+
+    def _exchange(self, messages: list[dict[str, Any]]) -> Generator[Request, Any, Verdict]:
+        structured = self.model.structured(self.spec.schema)
+        if structured is not None:
+            runnable, method, prompt = structured, "tool_calling", messages
+        else:
+            instructions = json_instructions(self.spec.schema)
+            runnable, method = self.model.get(), "json_text"
+            prompt = append_to_last_user(messages, instructions)
+        usage = dict.fromkeys(_USAGE_KEYS, 0)
+        problem, quoted = "", ""
+        for attempt in (1, 2):
+            reply = yield (runnable, prompt)
+            message, candidate, problem = _read(reply, method)
+            _add(usage, message_usage(message))
+            quoted = reply_text(message)
+            if candidate is not None:
+                try:
+                    answer = self.spec.check(candidate)
+                except ReplyError as error:
+                    problem = str(error)
+                else:
+                    return Verdict(answer, self.model.label, method, attempt, False, usage)
+            if method == "json_text":
+                prompt = [
+                    *prompt,
+                    {"role": "assistant", "content": quoted},
+                    {
+                        "role": "user",
+                        "content": f"That reply cannot be used: {problem}. " + instructions,
+                    },
+                ]
+        raise JudgeError(
+            f"the judge ({self.model.label}) gave no usable answer in 2 attempts: {problem}",
+            reply=quoted,
+        )
+
+
+def _read(reply: Any, method: str) -> tuple[Any, dict[str, Any] | None, str]:
+    """The reply message, the answer object in it (``None`` if there is none), and what is
+    wrong when there is none."""
+    if method == "tool_calling":
+        message = reply.get("raw") if isinstance(reply, Mapping) else reply
+        parsed = reply.get("parsed") if isinstance(reply, Mapping) else None
+        if isinstance(parsed, Mapping):
+            return message, dict(parsed), ""
+        error = reply.get("parsing_error") if isinstance(reply, Mapping) else None
+        problem = (
+            f"its tool call could not be parsed ({error})" if error else "it made no tool call"
+        )
+        text = reply_text(message)
+    else:
+        message, text, problem = reply, reply_text(reply), ""
+    try:
+        return message, parse_json_reply(text), problem
+    except ReplyError as error:
+        return message, None, problem or str(error)

@@ -1,0 +1,123 @@
+"""Trajectories and graph threads as text a judge reads easily: one numbered line per message
+with its role, tool calls with their arguments as JSON, tool results named by the tool that
+produced them. Every input form the package accepts is read through ``to_trajectory``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...core.graph import graph_steps
+from ...core.model import Message, ToolCall, Trajectory
+from ...core.normalize import to_trajectory
+from ...errors import TrajectoryFormatError
+
+__all__ = ["format_thread", "format_trajectory", "format_value"]
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # circular or otherwise unencodable: still readable
+        return repr(value)
+
+
+def _call(call: ToolCall) -> str:
+    return f"{call.name}({_json(dict(call.args))})"
+
+
+def _indented(text: str) -> str:
+    return text.replace("\n", "\n   ")
+
+
+def _line(number: int, message: Message, tool_names: Mapping[str, str]) -> str:
+    text = message.text.strip()
+    if message.role == "tool":
+        name = message.name or tool_names.get(message.tool_call_id or "", "")
+        label = f"tool result ({name})" if name else "tool result"
+        return f"{number}. {label}: {_indented(text)}"
+    head = f"{number}. {message.role}"
+    if not message.tool_calls:
+        return f"{head}: {_indented(text)}"
+    calls = "; ".join(_call(c) for c in message.tool_calls)
+    if text:
+        return f"{head}: {_indented(text)}\n   calls {calls}"
+    return f"{head} calls {calls}"
+
+
+def format_trajectory(value: Any, *, side: str = "outputs") -> str:
+    """``value`` (any accepted trajectory form) as numbered lines, one per message."""
+    trajectory = value if isinstance(value, Trajectory) else to_trajectory(value, side=side)
+    tool_names: dict[str, str] = {}
+    lines = []
+    for number, message in enumerate(trajectory, 1):
+        for call in message.tool_calls:
+            if call.id:
+                tool_names[call.id] = call.name
+        lines.append(_line(number, message, tool_names))
+    return "\n".join(lines) if lines else "(no messages)"
+
+
+def format_value(value: Any) -> str:
+    """An input or outcome as text: a string as it is, a trajectory as lines, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple | Mapping):
+        try:
+            return format_trajectory(value, side="inputs")
+        except TrajectoryFormatError:
+            pass  # not a trajectory: plain data
+    return _json(value)
+
+
+def _nodes(steps: Sequence[Any]) -> str:
+    parts = []
+    for entry in steps:
+        if isinstance(entry, list | tuple):
+            parts.append("(" + " + ".join(str(node) for node in entry) + ")")
+        else:
+            parts.append(str(entry))
+    return ", ".join(parts) if parts else "(none)"
+
+
+def format_thread(graph: Any, inputs: Any = None, *, side: str = "outputs") -> str:
+    """A ``GraphTrajectory`` as text: per invocation its input, the nodes it ran, its result.
+
+    ``inputs`` (a list, or a dict with ``inputs``) overrides the trajectory's own ``inputs``;
+    it must hold one entry per invocation.
+    """
+    steps = graph_steps(graph, side)
+    results = graph.get("results") or []
+    if isinstance(inputs, Mapping):
+        if "inputs" not in inputs:
+            raise ValueError("inputs must be a list (one per invocation) or a dict with 'inputs'")
+        inputs = inputs["inputs"]
+    if inputs is None:
+        inputs = graph.get("inputs")
+    _check_lengths(side, steps, results, inputs)
+    blocks = []
+    for number, nodes in enumerate(steps):
+        lines = [f"invocation {number + 1}:"]
+        given = inputs[number] if inputs else None
+        if given is not None:
+            lines.append(f"  input: {_indented(format_value(given))}")
+        lines.append(f"  nodes: {_nodes(nodes)}")
+        if number < len(results):
+            lines.append(f"  result: {_indented(format_value(results[number]))}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks) if blocks else "(no invocations)"
+
+
+def _check_lengths(side: str, steps: list[Any], results: Any, inputs: Any) -> None:
+    if not isinstance(results, list | tuple):
+        raise ValueError(f"{side}['results'] must be a list (one result per invocation)")
+    if results and len(results) != len(steps):
+        raise ValueError(
+            f"{side} has {len(steps)} invocations in 'steps' but {len(results)} 'results'"
+        )
+    if inputs is not None and (not isinstance(inputs, list | tuple) or len(inputs) != len(steps)):
+        count = len(inputs) if isinstance(inputs, list | tuple) else type(inputs).__name__
+        raise ValueError(
+            f"inputs must hold one entry per invocation: {side} has {len(steps)}, got {count}"
+        )

@@ -1,0 +1,186 @@
+"""The judge's chat model: a langchain-core ``BaseChatModel`` given as ``judge=``, or made from a
+``"provider:model"`` string with langchain's ``init_chat_model`` when first needed. Its identity
+(class, type and parameters as langchain-core reports them) keys the cache. langchain-core is
+imported here, inside functions only."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import threading
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["JudgeModel", "message_usage", "model_identity"]
+
+_EXTRA_HINT = "pip install 'pytest-agenttraj[judges]'"
+
+# Fields of every langchain-core model that change how it is called, not what it answers.
+_NOT_DECIDING = frozenset(
+    {
+        "cache",
+        "callback_manager",
+        "callbacks",
+        "custom_get_token_ids",
+        "disable_streaming",
+        "http_async_client",
+        "http_client",
+        "max_retries",
+        "metadata",
+        "rate_limiter",
+        "request_timeout",
+        "streaming",
+        "tags",
+        "timeout",
+        "verbose",
+    }
+)
+
+
+def _stable(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON data that is the same in every run: objects stand for their type."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if depth > 20:
+        return "<deep>"
+    if isinstance(value, Mapping):
+        return {str(k): _stable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [_stable(v, depth + 1) for v in value]
+        return sorted(items, key=repr) if isinstance(value, set | frozenset) else items
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            dumped = dump()
+        except Exception:  # a model that cannot dump itself stands for its type
+            dumped = None
+        if dumped is not None:
+            return _stable(dumped, depth + 1)
+    secret = getattr(value, "get_secret_value", None)
+    if callable(secret):
+        return "<secret>"
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def model_identity(model: Any) -> dict[str, Any]:
+    """What decides a model's answers, as langchain-core reports it: class, ``_llm_type``,
+    ``_identifying_params`` and the model's own fields (``model_dump``), minus those that
+    only change how it is called (callbacks, retries, timeouts, ...)."""
+    kind = type(model)
+    identity: dict[str, Any] = {"class": f"{kind.__module__}.{kind.__qualname__}"}
+    try:
+        identity["type"] = _stable(model._llm_type)
+    except Exception:  # some models compute it; the class still identifies them
+        identity["type"] = None
+    try:
+        identity["params"] = _stable(dict(model._identifying_params))
+    except Exception:
+        identity["params"] = None
+    try:
+        fields = model.model_dump(exclude=set(_NOT_DECIDING))
+    except Exception:
+        fields = None
+    identity["fields"] = _stable(fields)
+    return identity
+
+
+def model_label(model: Any) -> str:
+    """A short name for reports: ``ChatOpenAI(gpt-4o-mini)``."""
+    name = type(model).__name__
+    for attribute in ("model_name", "model", "model_id"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return f"{name}({value})"
+    return name
+
+
+def message_usage(message: Any) -> dict[str, int]:
+    """Token counts of one reply (``usage_metadata``), zeros when the model reports none."""
+    usage = getattr(message, "usage_metadata", None) or {}
+    return {
+        key: int(usage.get(key) or 0) for key in ("input_tokens", "output_tokens", "total_tokens")
+    }
+
+
+def _check_chat_model(judge: Any) -> None:
+    from langchain_core.language_models import BaseChatModel
+
+    if not isinstance(judge, BaseChatModel):
+        raise TypeError(
+            f"judge must be a langchain-core chat model (BaseChatModel), got "
+            f"{type(judge).__name__}; or pass model='provider:model'"
+        )
+
+
+def _check_model_string(model: Any) -> None:
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(
+            f"model must be a 'provider:model' string (e.g. 'openai:gpt-4o-mini'), got {model!r}"
+        )
+    try:
+        importlib.import_module("langchain.chat_models")
+    except ImportError:
+        raise ImportError(
+            f"model={model!r} needs the langchain package to make the chat model: "
+            f"{_EXTRA_HINT}, or pass judge=<a langchain-core chat model>"
+        ) from None
+
+
+class JudgeModel:
+    """The model a judge asks, made once on first use when given as a string; whether it can
+    answer through tool calling (structured output) is found out once too."""
+
+    def __init__(self, *, judge: Any = None, model: Any = None) -> None:
+        if judge is None and model is None:
+            raise ValueError(
+                "an LLM judge needs judge= (a langchain-core chat model) or model= "
+                "(a 'provider:model' string such as 'openai:gpt-4o-mini')"
+            )
+        if judge is not None and model is not None:
+            raise ValueError("pass either judge= (a chat model) or model= (a string), not both")
+        if judge is not None:
+            _check_chat_model(judge)
+        else:
+            _check_model_string(model)
+        self._model = judge
+        self._spec = model
+        self._lock = threading.Lock()
+        self._identity: dict[str, Any] | None = None
+        self._structured: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        return self.label if self._model is not None else f"model={self._spec!r}"
+
+    def get(self) -> Any:
+        """The chat model (made from the string on first call)."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    from langchain.chat_models import init_chat_model
+
+                    self._model = init_chat_model(self._spec)
+        return self._model
+
+    @property
+    def label(self) -> str:
+        return model_label(self.get())
+
+    def identity(self) -> dict[str, Any]:
+        if self._identity is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. deprecated fields read by model_dump
+                self._identity = model_identity(self.get())
+        return self._identity
+
+    def structured(self, schema: Mapping[str, Any]) -> Any | None:
+        """A runnable returning ``{"raw", "parsed", "parsing_error"}`` for ``schema`` through
+        tool calling, or ``None`` when the model has none (``bind_tools`` not implemented)."""
+        name = json.dumps(schema, sort_keys=True, default=str)
+        if name not in self._structured:
+            try:
+                runnable = self.get().with_structured_output(dict(schema), include_raw=True)
+            except NotImplementedError:
+                runnable = None
+            self._structured[name] = runnable
+        return self._structured[name]

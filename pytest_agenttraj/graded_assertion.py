@@ -1,0 +1,184 @@
+"""``assert_tool_call_accuracy`` and ``assert_tool_call_f1``: a graded score of at least
+``min_score``, or a ``TrajectoryMismatch`` whose text lists the calls that lost points and why.
+
+Inside a pytest test, ``min_score``, ``tool_args`` and ``overrides`` left out come from the
+test's ``trajectory`` marker, the command line and the ini file; outside, from the defaults
+(``min_score=1.0``, exact args).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from .assertion import TrajectoryMismatch
+from .core.metrics import GradedReport
+from .diff import Markup
+from .evaluators.graded import (
+    evaluate_tool_call_accuracy,
+    evaluate_tool_call_f1,
+    graded_config,
+    graded_record,
+)
+from .evaluators.result import EvaluatorResult, check_min_score
+from .evaluators.scope import TestScope, announce, current_scope
+from .graded_diff import graded_headline, render_graded, render_graded_text
+
+__all__ = ["GradedMismatch", "assert_tool_call_accuracy", "assert_tool_call_f1"]
+
+
+class GradedMismatch(TrajectoryMismatch):
+    """A graded score below its threshold; ``report`` says, call by call, what lost points."""
+
+    report: GradedReport  # type: ignore[assignment]  # a graded report, not a match report
+
+    def __init__(
+        self,
+        report: GradedReport,
+        result: EvaluatorResult,
+        *,
+        min_score: float,
+        verbose: int = 0,
+    ) -> None:
+        self.report = report
+        self.result = result
+        self.min_score = min_score
+        self.verbose = verbose
+        AssertionError.__init__(self, self.headline())
+
+    def __str__(self) -> str:
+        return render_graded_text(self.report, min_score=self.min_score, verbose=self.verbose)
+
+    def headline(self) -> str:
+        return graded_headline(self.report, self.min_score)
+
+    def render(self, *, width: int = 100, markup: Markup | None = None) -> list[str]:
+        del width  # the graded diff has no side-by-side columns to fit
+        return render_graded(
+            self.report, min_score=self.min_score, verbose=self.verbose, markup=markup
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {"verbose": self.verbose, "min_score": self.min_score}
+        return _rebuild, (self.report, self.result), state
+
+
+def _rebuild(report: GradedReport, result: EvaluatorResult) -> GradedMismatch:
+    return GradedMismatch(report, result, min_score=1.0)
+
+
+def _defaults(
+    scope: TestScope | None,
+    min_score: float | None,
+    tool_args: str | None,
+    overrides: Mapping[str, Any] | None,
+) -> tuple[float, str, Mapping[str, Any] | None]:
+    if min_score is None:
+        min_score = scope.min_score if scope is not None and scope.min_score is not None else 1.0
+    if tool_args is None:
+        tool_args = scope.tool_args if scope is not None else "exact"
+    if overrides is None and scope is not None:
+        overrides = scope.overrides
+    return check_min_score(min_score), tool_args, overrides
+
+
+def _check(
+    result: EvaluatorResult,
+    report: GradedReport,
+    *,
+    outputs: Any,
+    reference: Any,
+    started: float,
+    origin: str,
+    min_score: float,
+    scope: TestScope | None,
+) -> EvaluatorResult:
+    __tracebackhide__ = True
+    announce(
+        result,
+        outputs=outputs,
+        reference_outputs=reference,
+        started=started,
+        origin=origin,
+        extra={**graded_record(report), "min_score": min_score},
+        graded=report,
+    )
+    if report.score < min_score:
+        verbose = scope.verbose if scope is not None else 0
+        raise GradedMismatch(report, result, min_score=min_score, verbose=verbose)
+    return result
+
+
+def assert_tool_call_accuracy(
+    outputs: Any,
+    reference: Any,
+    *,
+    strict_order: bool = True,
+    min_score: float | None = None,
+    tool_args: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> EvaluatorResult:
+    """Return the ``tool_call_accuracy`` result if its score is at least ``min_score`` (default:
+    the marker's ``min_score=``, else 1.0), else raise ``TrajectoryMismatch`` listing the calls
+    that lost points. ``reference`` is a list of ``{"name", "args"}`` calls or a trajectory.
+
+    Example::
+
+        assert_tool_call_accuracy(result["messages"], [
+            {"name": "get_weather", "args": {"city": "SF"}}], min_score=0.8)
+    """
+    __tracebackhide__ = True
+    scope = current_scope()
+    threshold, args_mode, rules = _defaults(scope, min_score, tool_args, overrides)
+    config = graded_config(args_mode, rules)
+    if not isinstance(strict_order, bool):
+        raise ValueError(f"invalid strict_order {strict_order!r}: must be True or False")
+    started = time.perf_counter()
+    result, report = evaluate_tool_call_accuracy(
+        outputs, reference, config, strict_order=strict_order
+    )
+    return _check(
+        result,
+        report,
+        outputs=outputs,
+        reference=reference,
+        started=started,
+        origin="assert_tool_call_accuracy",
+        min_score=threshold,
+        scope=scope,
+    )
+
+
+def assert_tool_call_f1(
+    outputs: Any,
+    reference: Any,
+    *,
+    min_score: float | None = None,
+    tool_args: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> EvaluatorResult:
+    """Return the ``tool_call_f1`` result if its score is at least ``min_score`` (default: the
+    marker's ``min_score=``, else 1.0), else raise ``TrajectoryMismatch`` listing the missing
+    and extra calls.
+
+    Example::
+
+        assert_tool_call_f1(result["messages"], reference, min_score=0.8, tool_args="subset")
+    """
+    __tracebackhide__ = True
+    scope = current_scope()
+    threshold, args_mode, rules = _defaults(scope, min_score, tool_args, overrides)
+    config = graded_config(args_mode, rules)
+    started = time.perf_counter()
+    result, report = evaluate_tool_call_f1(outputs, reference, config)
+    return _check(
+        result,
+        report,
+        outputs=outputs,
+        reference=reference,
+        started=started,
+        origin="assert_tool_call_f1",
+        min_score=threshold,
+        scope=scope,
+    )

@@ -1,0 +1,398 @@
+"""Graded metrics of the core: tool-call accuracy and F1, argument accuracy, the assignment.
+
+The examples Ragas documents hold exactly; property tests compare the fast pairings with brute
+force over every pairing of small inputs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from pytest_agenttraj import TrajectoryFormatError
+from pytest_agenttraj.core.matching.rules import ArgsRule, make_config
+from pytest_agenttraj.core.metrics import read_calls, tool_call_accuracy, tool_call_f1
+from pytest_agenttraj.core.metrics.args import arg_accuracy
+from pytest_agenttraj.core.metrics.assignment import max_weight_assignment
+from pytest_agenttraj.core.model import ToolCall
+
+EXACT = make_config("unordered")
+
+
+def ai(*calls: tuple[str, dict[str, Any]], content: str = "") -> AIMessage:
+    return AIMessage(
+        content=content,
+        tool_calls=[
+            {"name": name, "args": args, "id": f"{name}-{n}", "type": "tool_call"}
+            for n, (name, args) in enumerate(calls)
+        ],
+    )
+
+
+def calls(*pairs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"name": name, "args": args} for name, args in pairs]
+
+
+# ---------------------------------------------------------------- documented examples
+
+NEW_YORK = ("weather_check", {"location": "New York"})
+CELSIUS = ("temperature_conversion", {"temperature_fahrenheit": 75})
+
+
+def test_accuracy_all_right_is_one() -> None:
+    conversation = [
+        HumanMessage("What's the weather like in New York right now?"),
+        ai(NEW_YORK, content="The current temperature in New York is 75°F."),
+        HumanMessage("Can you translate that to Celsius?"),
+        ai(CELSIUS, content="Let me convert that to Celsius for you."),
+        ToolMessage("75°F is approximately 23.9°C.", tool_call_id="temperature_conversion-0"),
+        AIMessage("75°F is approximately 23.9°C."),
+    ]
+    report = tool_call_accuracy(conversation, calls(NEW_YORK, CELSIUS), EXACT)
+    assert report.score == 1.0
+    assert report.comment() is None
+
+
+def test_accuracy_one_of_three_args_wrong_is_two_thirds() -> None:
+    expected = calls(("book_flight", {"origin": "SFO", "destination": "JFK", "date": "05-01"}))
+    made = [ai(("book_flight", {"origin": "SFO", "destination": "JFK", "date": "05-02"}))]
+    report = tool_call_accuracy(made, expected, EXACT)
+    assert report.score == pytest.approx(2 / 3)
+    assert round(report.score, 2) == 0.67
+    [call] = report.metadata()["calls"]
+    assert call["status"] == "args_differ"
+    assert call["differing_args"] == ["date"]
+
+
+def test_accuracy_right_calls_in_the_wrong_order() -> None:
+    made = [ai(CELSIUS), ai(NEW_YORK)]
+    expected = calls(NEW_YORK, CELSIUS)
+    strict = tool_call_accuracy(made, expected, EXACT, strict_order=True)
+    flexible = tool_call_accuracy(made, expected, EXACT, strict_order=False)
+    assert strict.score == 0.0
+    assert not strict.aligned
+    assert strict.problem is not None
+    assert "out of order" in strict.problem
+    assert flexible.score == 1.0
+
+
+def test_accuracy_two_parallel_calls_in_the_other_order_is_zero_strict() -> None:
+    made = [ai(CELSIUS, NEW_YORK)]  # one message, two parallel calls
+    assert tool_call_accuracy(made, calls(NEW_YORK, CELSIUS), EXACT).score == 0.0
+    flexible = tool_call_accuracy(made, calls(NEW_YORK, CELSIUS), EXACT, strict_order=False)
+    assert flexible.score == 1.0
+
+
+PARIS_WEATHER = ("weather_check", {"location": "Paris"})
+PARIS_UV = ("uv_index_lookup", {"location": "Paris"})
+PARIS_AIR = ("air_quality", {"location": "Paris"})
+
+
+@pytest.mark.parametrize(
+    ("made", "expected", "f1", "precision", "recall"),
+    [
+        # Ragas prints 0.67 for this one; its own formula gives 2 * (2/3 * 1) / (2/3 + 1) = 0.8.
+        ([PARIS_WEATHER, PARIS_UV, PARIS_AIR], [PARIS_UV, PARIS_WEATHER], 0.8, 2 / 3, 1.0),
+        ([PARIS_WEATHER, PARIS_UV], [PARIS_WEATHER, PARIS_UV], 1.0, 1.0, 1.0),
+        ([PARIS_WEATHER, PARIS_AIR], [PARIS_WEATHER], 2 / 3, 0.5, 1.0),
+        ([PARIS_WEATHER], [PARIS_WEATHER, PARIS_UV], 2 / 3, 1.0, 0.5),
+        ([("weather_check", {"location": "Rome"})], [PARIS_WEATHER], 0.0, 0.0, 0.0),
+        ([PARIS_WEATHER, PARIS_WEATHER], [PARIS_WEATHER], 2 / 3, 0.5, 1.0),
+    ],
+    ids=[
+        "two-right-one-extra",
+        "all-right",
+        "one-right-one-extra",
+        "one-missing",
+        "right-name-wrong-args",
+        "same-call-twice",
+    ],
+)
+def test_f1_documented_examples(
+    made: list[tuple[str, dict[str, Any]]],
+    expected: list[tuple[str, dict[str, Any]]],
+    f1: float,
+    precision: float,
+    recall: float,
+) -> None:
+    report = tool_call_f1([HumanMessage("Paris?"), ai(*made)], calls(*expected), EXACT)
+    assert report.score == pytest.approx(f1)
+    assert report.precision == pytest.approx(precision)
+    assert report.recall == pytest.approx(recall)
+    metadata = report.metadata()
+    assert metadata["true_positives"] == len(report.matched)
+    assert metadata["false_positives"] == len(made) - len(report.matched)
+    assert metadata["false_negatives"] == len(expected) - len(report.matched)
+
+
+def test_f1_metadata_names_what_is_missing_and_extra() -> None:
+    made = [ai(("weather_check", {"location": "Rome"}), PARIS_AIR)]
+    report = tool_call_f1(made, calls(PARIS_WEATHER), EXACT)
+    metadata = report.metadata()
+    [missing] = metadata["missing"]
+    assert missing["name"] == "weather_check"
+    assert missing["closest"]["position"] == 0
+    assert missing["differing_args"] == ["location"]
+    assert [e["name"] for e in metadata["extra"]] == ["weather_check", "air_quality"]
+    assert metadata["extra"][1]["closest"] is None
+    comment = report.comment()
+    assert comment is not None
+    assert comment.startswith("Tool-call F1 0.00 (precision 0.00, recall 0.00, exact args):")
+    assert "missing reference call 0 weather_check(location='Paris')" in comment
+
+
+def test_f1_uses_the_args_rules_and_overrides() -> None:
+    made = [ai(("search", {"query": "paris weather", "limit": 5}))]
+    expected = calls(("search", {"query": "paris weather"}))
+    assert tool_call_f1(made, expected, EXACT).score == 0.0
+    assert tool_call_f1(made, expected, make_config("unordered", "superset")).score == 1.0
+    keys = make_config("unordered", "exact", {"search": ["query"]})
+    assert tool_call_f1(made, expected, keys).score == 1.0
+
+
+def test_f1_of_empty_sides() -> None:
+    assert tool_call_f1([], [], EXACT).score == 1.0
+    assert tool_call_f1([ai(PARIS_AIR)], [], EXACT).score == 0.0
+    assert tool_call_f1([], calls(PARIS_AIR), EXACT).score == 0.0
+
+
+# ---------------------------------------------------------------- accuracy details
+
+
+def test_accuracy_extra_calls_lose_no_points_but_are_listed() -> None:
+    made = [ai(NEW_YORK), ai(("search", {"q": "x"})), ai(CELSIUS)]
+    report = tool_call_accuracy(made, calls(NEW_YORK, CELSIUS), EXACT)
+    assert report.score == 1.0
+    assert [c["name"] for c in report.metadata()["extra_calls"]] == ["search"]
+
+
+def test_accuracy_strict_order_pairs_the_best_calls_in_order() -> None:
+    # Two tries at the first call: the second one is right, and still precedes the other call.
+    made = [
+        ai(("get", {"id": 1, "v": "wrong"})),
+        ai(("get", {"id": 1, "v": "right"})),
+        ai(("put", {"id": 1})),
+    ]
+    report = tool_call_accuracy(
+        made, calls(("get", {"id": 1, "v": "right"}), ("put", {"id": 1})), EXACT
+    )
+    assert report.score == 1.0
+    assert [c.output.position for c in report.calls if c.output] == [1, 2]
+
+
+def test_accuracy_missing_call_is_zero_with_the_reason() -> None:
+    report = tool_call_accuracy([ai(NEW_YORK)], calls(NEW_YORK, CELSIUS), EXACT)
+    assert report.score == 0.0
+    assert report.problem == "the output calls 'temperature_conversion' 0 of 1 times"
+    assert report.metadata()["calls"][1]["status"] == "missing"
+    assert report.arg_accuracy == 0.5
+
+
+def test_accuracy_of_empty_sides_follows_ragas() -> None:
+    assert tool_call_accuracy([], [], EXACT).score == 1.0
+    assert tool_call_accuracy([ai(NEW_YORK)], [], EXACT).score == 0.0
+    assert tool_call_accuracy([], calls(NEW_YORK), EXACT).score == 0.0
+
+
+@pytest.mark.parametrize(
+    ("tool_args", "made", "score"),
+    [
+        ("exact", {"a": 1, "b": 2, "extra": 3}, 2 / 3),  # keys of either side count
+        ("superset", {"a": 1, "b": 2, "extra": 3}, 1.0),  # as Ragas: extra args are free
+        ("superset", {"a": 1}, 0.5),
+        ("subset", {"a": 1}, 1.0),  # the output may leave keys out
+        ("subset", {"a": 1, "b": 9}, 0.5),
+        ("ignore", {"z": 0}, 1.0),
+    ],
+)
+def test_accuracy_args_modes(tool_args: str, made: dict[str, Any], score: float) -> None:
+    config = make_config("unordered", tool_args)
+    report = tool_call_accuracy([ai(("f", made))], calls(("f", {"a": 1, "b": 2})), config)
+    assert report.score == pytest.approx(score)
+
+
+def test_accuracy_key_list_and_callable_overrides() -> None:
+    def same_city(out: dict[str, Any], ref: dict[str, Any]) -> bool:
+        return str(out.get("city", "")).lower() == str(ref.get("city", "")).lower()
+
+    config = make_config("unordered", "exact", {"f": ["a", "n.k"], "g": same_city})
+    made = [ai(("f", {"a": 1, "n": {"k": 2}, "other": 5}), ("g", {"city": "PARIS"}))]
+    expected = calls(("f", {"a": 1, "n": {"k": 3}}), ("g", {"city": "paris"}))
+    report = tool_call_accuracy(made, expected, config)
+    assert [c.score for c in report.calls] == [0.5, 1.0]
+    assert report.calls[0].differing == ("n.k",)
+
+
+def test_values_compare_as_json() -> None:
+    report = tool_call_accuracy(
+        [ai(("f", {"n": 1.0, "b": True}))], calls(("f", {"n": 1, "b": 1})), EXACT
+    )
+    assert report.calls[0].differing == ("b",)  # 1 == 1.0, but true is not 1
+
+
+# ---------------------------------------------------------------- input forms
+
+
+def test_reference_calls_in_every_form() -> None:
+    made = [HumanMessage("q"), ai(NEW_YORK, CELSIUS)]
+    forms: list[Any] = [
+        calls(NEW_YORK, CELSIUS),
+        [{"function": {"name": n, "arguments": json.dumps(a)}} for n, a in (NEW_YORK, CELSIUS)],
+        [{"name": n, "args": a, "id": None, "type": "tool_call"} for n, a in (NEW_YORK, CELSIUS)],
+        [ToolCall(n, a) for n, a in (NEW_YORK, CELSIUS)],
+        {"tool_calls": calls(NEW_YORK, CELSIUS)},
+        {"reference_tool_calls": calls(NEW_YORK, CELSIUS)},
+        {"messages": made},
+        [{"role": "assistant", "tool_calls": calls(NEW_YORK, CELSIUS)}],
+    ]
+    for form in forms:
+        assert tool_call_accuracy(made, form, EXACT).score == 1.0, form
+        assert tool_call_f1({"messages": made}, form, EXACT).score == 1.0, form
+
+
+def test_calls_keep_their_message() -> None:
+    made = [HumanMessage("q"), ai(NEW_YORK), ToolMessage("ok", tool_call_id="x"), ai(CELSIUS)]
+    assert [(c.position, c.message) for c in read_calls(made, side="outputs")] == [(0, 1), (1, 3)]
+    listed = read_calls(calls(NEW_YORK), side="reference_outputs")
+    assert [(c.position, c.message) for c in listed] == [(0, None)]
+
+
+def test_bad_reference_call_names_the_side_and_the_call() -> None:
+    bad = [{"name": "f", "args": {}}, {"name": "g", "arguments": "{not json"}]
+    with pytest.raises(TrajectoryFormatError) as raised:
+        tool_call_accuracy([ai(NEW_YORK)], bad, EXACT)
+    text = str(raised.value)
+    assert text.startswith("reference_outputs, field 'arguments': tool call 1: arguments of tool")
+    with pytest.raises(TrajectoryFormatError, match=r"^outputs: expected a trajectory"):
+        tool_call_f1(None, calls(NEW_YORK), EXACT)
+
+
+# ---------------------------------------------------------------- properties
+
+NAMES = st.sampled_from(["a", "b"])
+ARGS = st.dictionaries(st.sampled_from(["x", "y", "z"]), st.integers(0, 1), max_size=3)
+CALLS = st.lists(st.tuples(NAMES, ARGS), max_size=5)
+RULES = st.sampled_from(
+    [
+        ArgsRule("exact"),
+        ArgsRule("subset"),
+        ArgsRule("superset"),
+        ArgsRule("ignore"),
+        ArgsRule("keys", keys=("x", "y")),
+    ]
+)
+
+
+@given(rule=RULES, out=ARGS, ref=ARGS)
+def test_arg_accuracy_is_one_exactly_when_the_rule_matches(
+    rule: ArgsRule, out: dict[str, int], ref: dict[str, int]
+) -> None:
+    graded = arg_accuracy(rule, out, ref)
+    assert 0.0 <= graded.score <= 1.0
+    assert (graded.score == 1.0) == rule.matches(out, ref)
+    assert (graded.differing == ()) == (graded.score == 1.0)
+
+
+WEIGHTS = st.sampled_from([0.0, 1 / 3, 0.5, 2 / 3, 1.0])
+
+
+@settings(max_examples=200)
+@given(data=st.data(), rows=st.integers(0, 4), extra=st.integers(0, 2))
+def test_assignment_is_optimal(data: st.DataObject, rows: int, extra: int) -> None:
+    columns = rows + extra
+    matrix = [[data.draw(WEIGHTS) for _ in range(columns)] for _ in range(rows)]
+    # some pairs of weight 1 given as a start, as identical arguments are
+    start = []
+    free_columns = list(range(columns))
+    for row in range(rows):
+        if free_columns and data.draw(st.booleans()):
+            column = free_columns.pop(data.draw(st.integers(0, len(free_columns) - 1)))
+            matrix[row][column] = 1.0
+            start.append((row, column))
+    chosen = max_weight_assignment(rows, columns, lambda i, j: matrix[i][j], start)
+    assert sorted(set(chosen)) == sorted(chosen)
+    assert all(0 <= j < columns for j in chosen)
+    best = max(
+        (
+            sum(matrix[i][j] for i, j in enumerate(p))
+            for p in itertools.permutations(range(columns), rows)
+        ),
+        default=0.0,
+    )
+    assert sum(matrix[i][j] for i, j in enumerate(chosen)) == pytest.approx(best)
+
+
+def _weight(out: tuple[str, dict[str, int]], ref: tuple[str, dict[str, int]]) -> float:
+    return arg_accuracy(ArgsRule("exact"), out[1], ref[1]).score
+
+
+def _brute_accuracy(
+    made: list[tuple[str, dict[str, int]]], expected: list[tuple[str, dict[str, int]]], strict: bool
+) -> float:
+    if not expected:
+        return 0.0 if made else 1.0
+    best = None
+    for chosen in itertools.permutations(range(len(made)), len(expected)):
+        if strict and list(chosen) != sorted(chosen):
+            continue
+        if any(made[j][0] != expected[i][0] for i, j in enumerate(chosen)):
+            continue
+        total = sum(_weight(made[j], expected[i]) for i, j in enumerate(chosen))
+        best = total if best is None else max(best, total)
+    return 0.0 if best is None else best / len(expected)
+
+
+def as_text(pairs: list[tuple[str, dict[str, int]]]) -> list[dict[str, Any]]:
+    """Calls with their arguments as JSON text: equal texts then share one parsed dict."""
+    return [{"function": {"name": n, "arguments": json.dumps(a)}} for n, a in pairs]
+
+
+@settings(max_examples=300)
+@given(
+    made=CALLS,
+    expected=st.lists(st.tuples(NAMES, ARGS), max_size=4),
+    strict=st.booleans(),
+    text=st.booleans(),
+)
+def test_accuracy_agrees_with_brute_force(
+    made: list[tuple[str, dict[str, int]]],
+    expected: list[tuple[str, dict[str, int]]],
+    strict: bool,
+    text: bool,
+) -> None:
+    form = as_text if text else lambda pairs: calls(*pairs)
+    report = tool_call_accuracy(form(made), form(expected), EXACT, strict_order=strict)
+    assert report.score == pytest.approx(_brute_accuracy(made, expected, strict))
+    assert len(report.calls) == len(expected)
+    paired = [c.output.position for c in report.calls if c.output is not None]
+    assert len(paired) == len(set(paired))
+    assert len(paired) + len(report.extra) == len(made)
+
+
+@settings(max_examples=200)
+@given(made=CALLS, expected=CALLS)
+def test_f1_true_positives_are_a_maximum_pairing(
+    made: list[tuple[str, dict[str, int]]], expected: list[tuple[str, dict[str, int]]]
+) -> None:
+    rule = ArgsRule("subset")  # not an equivalence: greedy pairing could miss some
+    config = make_config("unordered", "subset")
+    report = tool_call_f1(calls(*made), calls(*expected), config)
+    best = 0
+    for size in range(min(len(made), len(expected)), -1, -1):
+        if any(
+            all(
+                made[j][0] == expected[i][0] and rule.matches(made[j][1], expected[i][1])
+                for i, j in zip(refs, outs, strict=True)
+            )
+            for refs in itertools.combinations(range(len(expected)), size)
+            for outs in itertools.permutations(range(len(made)), size)
+        ):
+            best = size
+            break
+    assert len(report.matched) == best
