@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentTrajError", "BaselineError", "ReferenceFileError", "TrajectoryFormatError"]
+from typing import Any
+
+__all__ = [
+    "AgentTrajError",
+    "BaselineError",
+    "InvalidMatcherError",
+    "ReferenceFileError",
+    "TrajectoryFormatError",
+]
 
 
 class AgentTrajError(Exception):
@@ -53,3 +61,20 @@ class ReferenceFileError(AgentTrajError, ValueError):
 
 class BaselineError(AgentTrajError, ValueError):
     """A baseline file that cannot be used, with the reason and how to fix it."""
+
+
+class InvalidMatcherError(AgentTrajError, ValueError):
+    """A value matcher spelled wrongly in a reference (``{"$regex": "("}``), with where it is.
+
+    ``path`` is the dotted path of the value inside its message (``tool_calls[0].args.city``),
+    ``index`` the message's position when known.
+    """
+
+    def __init__(self, problem: str, *, path: str = "", index: int | None = None) -> None:
+        self.problem = problem
+        self.path = path
+        self.index = index
+        super().__init__(problem if index is None else f"message {index}, {problem}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.problem,), {"path": self.path, "index": self.index}

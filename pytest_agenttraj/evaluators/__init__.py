@@ -14,12 +14,22 @@ from .trajectory import (
     create_trajectory_match_evaluator,
     evaluate_trajectory,
 )
+from .usage import (
+    AsyncToolUsageEvaluator,
+    ToolUsageEvaluator,
+    create_async_tool_usage_evaluator,
+    create_tool_usage_evaluator,
+)
 
 __all__ = [
+    "AsyncToolUsageEvaluator",
     "AsyncTrajectoryMatchEvaluator",
     "EvaluatorResult",
+    "ToolUsageEvaluator",
     "TrajectoryMatchEvaluator",
+    "create_async_tool_usage_evaluator",
     "create_async_trajectory_match_evaluator",
+    "create_tool_usage_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
     "exact_match",

@@ -23,6 +23,7 @@ __all__ = [
     "ReferenceResolver",
     "TestScope",
     "announce",
+    "announce_error",
     "current_scope",
     "notify",
     "test_scope",
@@ -61,8 +62,8 @@ class ReferenceResolver(Protocol):
 
 @dataclass(frozen=True)
 class TestScope:
-    """The current test's defaults (mode, tool_args, overrides, which of them its marker set)
-    and where evaluations go."""
+    """The current test's defaults (mode, tool_args, overrides, ignore_keys, allow_empty, which
+    of them its marker set) and where evaluations go."""
 
     on_evaluation: Callable[[Evaluation], None]
     mode: str = "strict"
@@ -71,6 +72,8 @@ class TestScope:
     verbose: int = 0
     marker_keys: frozenset[str] = frozenset()
     references: ReferenceResolver | None = None
+    ignore_keys: tuple[str, ...] = ()
+    allow_empty: bool = False
 
 
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
@@ -125,4 +128,31 @@ def announce(
             origin=origin,
             extra=dict(extra or {}),
         )
+    )
+
+
+def announce_error(
+    error: BaseException,
+    key: str,
+    *,
+    outputs: Any,
+    reference_outputs: Any,
+    started: float,
+    origin: str,
+    inputs: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Announce an evaluation that raised ``error`` as a failed one carrying the error, before
+    the caller re-raises it: inside a test it is an error of that test, never a missing record."""
+    if _SCOPE.get() is None:
+        return
+    text = f"{type(error).__name__}: {error}"
+    announce(
+        {"key": key, "score": False, "comment": f"{key} raised {text}", "metadata": None},
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        started=started,
+        origin=origin,
+        inputs=inputs,
+        extra={**(extra or {}), "error": text},
     )

@@ -3,21 +3,31 @@ them to the controlling process on the test's report, and prints the terminal su
 
 A test marked ``repeat=N`` runs through :mod:`.repeat`; the session then gathers evaluations per
 attempt and leaves it to the runner to put one record per evaluation on the one logged report.
+
+A test whose marker sets tool-usage rules (``required=``, ``forbidden=``, ``max_calls=``, ...)
+has every trajectory it evaluates (through ``assert_trajectory``, the fixtures' evaluators or
+the public factories) checked against them too: each check is an evaluation of its own (key
+``tool_usage``, origin ``marker``), and a broken rule fails the test at the end of the phase
+that evaluated the trajectory; a test with such rules that evaluates no trajectory fails too,
+since its rules checked nothing.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import pytest
 
-from ..assertion import TrajectoryMismatch
+from ..assertion import ToolUsageViolation, TrajectoryMismatch
+from ..core.usage import check_usage
 from ..diff import render_report
 from ..evaluators.result import result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
+from ..evaluators.usage import announce_usage, usage_result
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
@@ -69,6 +79,8 @@ _SETTING_ERROR = pytest.StashKey[str]()
 _ATTEMPT = pytest.StashKey[int | None]()
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
+_MARKER_ORIGIN = "marker"
+"""The origin of the tool-usage checks the marker's rules make."""
 
 
 def _json_score(score: Any) -> Any:
@@ -162,6 +174,8 @@ class TrajectorySession:
             verbose=self.config.get_verbosity(),
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
             references=ItemReferences(item, settings.reference),
+            ignore_keys=settings.ignore_keys,
+            allow_empty=settings.allow_empty,
         )
 
     @pytest.hookimpl(wrapper=True)
@@ -170,17 +184,45 @@ class TrajectorySession:
         if error is not None:
             pytest.fail(error, pytrace=False)
         with test_scope(self._scope(item, "setup")):
-            return (yield)
+            outcome = yield
+        self._settle_usage(item, "setup")
+        return outcome
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         with test_scope(self._scope(item, "call")):
-            return (yield)
+            outcome = yield
+        self._settle_usage(item, "call")
+        return outcome
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         with test_scope(self._scope(item, "teardown")):
-            return (yield)
+            outcome = yield
+        self._settle_usage(item, "teardown")
+        return outcome
+
+    def _settle_usage(self, item: pytest.Item, phase: str) -> None:
+        """Fail the phase (which itself passed) if a trajectory it evaluated broke the marker's
+        tool-usage rules; fail the call if the test has such rules and evaluated nothing."""
+        rules = self.settings_for(item).usage
+        if not rules:
+            return
+        evaluations = item.stash.get(_EVALUATIONS, [])
+        broken = [
+            record["diff"]
+            for when, record, evaluation in evaluations
+            if when == phase and evaluation.origin == _MARKER_ORIGIN and not record["passed"]
+        ]
+        if broken:
+            pytest.fail("\n".join(broken), pytrace=False)
+        if phase == "call" and not any(e.origin == _MARKER_ORIGIN for _, _, e in evaluations):
+            pytest.fail(
+                f"the trajectory marker sets tool-usage rules ({rules.describe()}), but the "
+                "test evaluated no trajectory, so they checked nothing: evaluate one with "
+                "assert_trajectory or trajectory_evaluator, or call assert_tool_usage",
+                pytrace=False,
+            )
 
     def _on_evaluation(self, item: pytest.Item, phase: str, evaluation: Evaluation) -> None:
         result = evaluation.result
@@ -212,6 +254,25 @@ class TrajectorySession:
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
         item.ihook.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation
+        )
+        if report is not None:
+            self._check_marker_usage(item, evaluation, report)
+
+    def _check_marker_usage(self, item: pytest.Item, evaluation: Evaluation, report: Any) -> None:
+        """Check a trajectory the test evaluated against its marker's tool-usage rules, as an
+        evaluation of its own (announced while the test's scope is current)."""
+        rules = self.settings_for(item).usage
+        if not rules:
+            return
+        started = time.perf_counter()
+        usage = check_usage(report.output, rules)
+        announce_usage(
+            usage_result(usage),
+            usage,
+            outputs=evaluation.outputs,
+            started=started,
+            origin=_MARKER_ORIGIN,
+            inputs=evaluation.inputs,
         )
 
     # ------------------------------------------------------------ reporting
@@ -253,13 +314,20 @@ class TrajectorySession:
 
                 colour_mismatch(report, raised, verbose)
             return
+        if isinstance(raised, ToolUsageViolation):
+            return  # its message is the whole explanation already
         # The test failed without raising our mismatch (e.g. ``assert evaluator(...)["score"]``):
         # show what each failed evaluation saw.
         texts = []
         for _, record, evaluation in evaluations:
-            if record["passed"] or evaluation.report is None:
+            if record["passed"]:
                 continue
-            lines = render_report(evaluation.report, verbose=verbose)
+            if evaluation.report is not None:
+                lines = render_report(evaluation.report, verbose=verbose)
+            elif isinstance(record.get("diff"), str) and evaluation.origin != _MARKER_ORIGIN:
+                lines = [record["diff"]]  # e.g. a tool-usage evaluation whose score was asserted
+            else:
+                continue
             texts.append(f"{record['key']} [{record['index']}]\n" + "\n".join(lines))
         if texts:
             report.sections.append(("agenttraj: trajectory mismatch", "\n\n".join(texts)))

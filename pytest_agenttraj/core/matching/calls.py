@@ -4,7 +4,8 @@ superset).
 
 Calls whose args rule is an equivalence (exact, ignore, key lists) pair by hashing in linear
 time; subset/superset arguments find candidates through an index of ``(key, value)`` items; the
-augmenting search (:mod:`.assignment`) runs only for what those passes leave unpaired.
+augmenting search (:mod:`.assignment`) runs only for what those passes leave unpaired. Reference
+args holding value matchers are paired in :mod:`.matcher_pairing`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..model import Trajectory
 from ..values import canonical, json_text
 from .assignment import complete_matching
 from .explain import call_problems
+from .matcher_pairing import pair_with_matchers, sees_matchers
 from .report import CallRef, GivenSides, MatchReport, Pairs, call_refs
 from .rules import ArgsRule, MatchConfig
 
@@ -86,11 +88,18 @@ def _pair_group(out_args: list[Args], ref_args: list[Args], rule: ArgsRule) -> l
         for i in range(min(n_out, n_ref)):
             match_out[i] = match_ref[i] = i
         return match_out
+    if rule.ignored:  # "exact except these keys": compare what is left
+        out_args, ref_args = _compared(out_args, rule), _compared(ref_args, rule)
+        rule = rule.without_ignored()
     if rule.kind in ("exact", "subset", "superset"):
         # Equal args match under all three rules (exact matching is an equivalence; for
         # inclusion an exchange argument shows some maximum pairing pairs equal args with each
-        # other): pair those first, by their JSON text, which is cheap and proves equality.
+        # other): pair those first, by their JSON text, which is cheap and proves equality
+        # (a value matcher has no JSON text, so reference args holding one never pair here).
         _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)
+    if _unpaired_hold_matchers(ref_args, match_ref, rule):
+        pair_with_matchers(out_args, ref_args, match_out, match_ref, rule)
+        return match_out
     if rule.hashable:
         # Equal keys <=> match, so pairing equal keys in order is already maximum.
         _pair_by_key(out_args, ref_args, match_out, match_ref, rule.key)
@@ -104,6 +113,26 @@ def _pair_group(out_args: list[Args], ref_args: list[Args], rule: ArgsRule) -> l
     else:
         _pair_by_search(out_args, ref_args, match_out, match_ref, rule)
     return match_out
+
+
+def _compared(args: list[Args], rule: ArgsRule) -> list[Args]:
+    """Each call's args without the rule's ignored paths; calls sharing one args dict share
+    the result."""
+    seen: dict[int, Args] = {}
+    out = []
+    for value in args:
+        name = id(value)
+        if name not in seen:
+            seen[name] = rule.compared(value)
+        out.append(seen[name])
+    return out
+
+
+def _unpaired_hold_matchers(ref_args: list[Args], match_ref: list[int], rule: ArgsRule) -> bool:
+    """Whether an unpaired reference call's args hold a value matcher the rule compares."""
+    if rule.kind in ("ignore", "callable"):
+        return False
+    return any(sees_matchers(rule, ref_args[j]) for j, i in enumerate(match_ref) if i == -1)
 
 
 def _pair_by_search(

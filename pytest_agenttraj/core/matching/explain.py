@@ -159,9 +159,12 @@ def _args_problem(
     side: Literal["output", "reference"],
 ) -> Problem:
     lone, other = (out, ref) if side == "output" else (ref, out)
+    reason = rule.reason(out.call.args, ref.call.args)
     detail = "; ".join(format_diff(d) for d in diffs[:3])
     if len(diffs) > 3:
         detail += f"; {len(diffs) - 3} more"
+    if reason:
+        detail = f"{reason}; {detail}" if detail else reason
     if not detail:
         detail = f"rejected by {rule.describe()}"
     return Problem(
@@ -170,7 +173,7 @@ def _args_problem(
         f"{detail}",
         output_index=out.message,
         reference_index=ref.message,
-        call=CallProblem(side, lone, other, diffs, rule.describe()),
+        call=CallProblem(side, lone, other, diffs, rule.describe(), reason=reason),
     )
 
 

@@ -38,6 +38,9 @@ ProblemKind = Literal[
     "args_mismatch",
     "unexpected_call",
     "missing_call",
+    "out_of_order",
+    "empty_reference",
+    "empty_output",
 ]
 
 
@@ -53,7 +56,8 @@ class CallRef(NamedTuple):
 class CallProblem:
     """A call left unpaired, with the closest candidate on the other side and what differs.
 
-    ``closest_paired`` says the candidate already pairs with another call (so it was not free).
+    ``closest_paired`` says the candidate already pairs with another call (so it was not free);
+    ``reason`` is what a callable override said when it refused the candidate.
     """
 
     side: Literal["output", "reference"]
@@ -62,6 +66,7 @@ class CallProblem:
     diffs: tuple[ArgDiff, ...]
     rule: str
     closest_paired: bool = False
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
