@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .matching.explain import call_text
@@ -33,7 +32,8 @@ class UsageRules:
 
     required: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
-    max_calls: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    max_calls: tuple[tuple[str, int], ...] = ()
+    """Per-tool budgets as ``(tool, most calls)`` pairs."""
     max_total_calls: int | None = None
     max_steps: int | None = None
 
@@ -54,7 +54,7 @@ class UsageRules:
         if self.forbidden:
             parts.append(f"forbidden [{', '.join(self.forbidden)}]")
         if self.max_calls:
-            budgets = ", ".join(f"{tool}: {n}" for tool, n in self.max_calls.items())
+            budgets = ", ".join(f"{tool}: {n}" for tool, n in self.max_calls)
             parts.append(f"max_calls {{{budgets}}}")
         if self.max_total_calls is not None:
             parts.append(f"max_total_calls {self.max_total_calls}")
@@ -122,7 +122,7 @@ def make_usage_rules(
     return UsageRules(
         must,
         must_not,
-        MappingProxyType(budgets),
+        tuple(budgets.items()),
         _budget(max_total_calls, "max_total_calls"),
         _budget(max_steps, "max_steps"),
     )
@@ -222,7 +222,7 @@ def check_usage(trajectory: Trajectory, rules: UsageRules) -> UsageReport:
                     tuple(made),
                 )
             )
-    for tool, budget in rules.max_calls.items():
+    for tool, budget in rules.max_calls:
         made = by_tool.get(tool, [])
         if len(made) > budget:
             beyond = made[budget:]
