@@ -166,7 +166,7 @@ def test_a_callable_reason_appears_in_the_problem_the_comment_and_the_diff() -> 
 
 def test_a_reason_alone_when_the_args_are_equal() -> None:
     def never(output: dict[str, Any], reference: dict[str, Any]) -> tuple[bool, str]:
-        return False, "this tool must not be used"
+        return output is None and reference is None, "this tool must not be used"
 
     report = match(calls({"a": 1}), calls({"a": 1}), overrides={"w": never})
     assert report.problems[0].text.endswith("(callable never): this tool must not be used")

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -81,8 +82,6 @@ def test_an_output_without_messages_fails_as_such(mode: str) -> None:
         trajectory_match_mode=mode,  # type: ignore[arg-type]
         allow_empty=False,
     )
-    import asyncio
-
     result = asyncio.run(evaluator(outputs=[], reference_outputs=WITH_CALLS))
     assert result["score"] is False
     assert str(result["comment"]).endswith(
