@@ -28,6 +28,7 @@ demo: install
 
 bench: install
 	$(BIN)/python benchmarks/bench_matching.py
+	$(BIN)/python benchmarks/bench_matchers.py
 	$(BIN)/python benchmarks/bench_startup.py
 
 clean:

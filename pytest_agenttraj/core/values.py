@@ -244,6 +244,8 @@ def value_matches(actual: Any, expected: Any) -> bool:
     """Whether ``actual`` matches ``expected``: a matcher decides for itself, dicts and lists
     match item by item, anything else compares as a JSON value (as ``canonical`` does)."""
     kind = type(expected)
+    if kind is str or kind is int or kind is float or kind is bool or expected is None:
+        return actual is expected or canonical(actual) == canonical(expected)
     if kind is dict:
         return _dict_matches(actual, expected)
     if kind is list or kind is tuple:
@@ -258,7 +260,9 @@ def value_matches(actual: Any, expected: Any) -> bool:
 
 
 def _dict_matches(actual: Any, expected: Mapping[Any, Any]) -> bool:
-    if not isinstance(actual, Mapping) or len(actual) != len(expected):
+    if (type(actual) is not dict and not isinstance(actual, Mapping)) or len(actual) != len(
+        expected
+    ):
         return False
     for key, exp in expected.items():
         if key not in actual:
@@ -278,7 +282,10 @@ def _keys_as_text_match(actual: Mapping[Any, Any], expected: Mapping[Any, Any]) 
 
 
 def _list_matches(actual: Any, expected: list[Any] | tuple[Any, ...]) -> bool:
-    if not isinstance(actual, list | tuple) or len(actual) != len(expected):
+    kind = type(actual)
+    if (kind is not list and kind is not tuple and not isinstance(actual, list | tuple)) or len(
+        actual
+    ) != len(expected):
         return False
     return all(value_matches(a, e) for a, e in zip(actual, expected, strict=True))
 

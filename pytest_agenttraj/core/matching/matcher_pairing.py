@@ -25,7 +25,7 @@ from collections import defaultdict, deque
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from ..values import MISSING, canonical, holds_matcher, lookup_path
+from ..values import MISSING, canonical, holds_matcher, lookup_path, value_matches
 from .assignment import complete_matching
 from .rules import ArgsRule
 
@@ -84,18 +84,22 @@ def _pattern_key(view: Mapping[str, Any], pattern: frozenset[str]) -> Hashable |
 Buckets = dict[frozenset[str], dict[Hashable, deque[int]]]
 
 
-def _buckets(ref_args: list[Args], match_ref: list[int], rule: ArgsRule) -> Buckets:
-    """The unpaired reference calls by pattern, then by their key under it."""
+def _buckets(
+    ref_views: list[Mapping[str, Any] | None], match_ref: list[int]
+) -> tuple[Buckets, dict[int, frozenset[str]]]:
+    """The unpaired reference calls by pattern, then by their key under it; and each one's
+    pattern."""
     buckets: Buckets = defaultdict(lambda: defaultdict(deque))
-    for j, args in enumerate(ref_args):
-        view = _view(rule, args) if match_ref[j] == -1 else None
-        if view is None:
+    patterns: dict[int, frozenset[str]] = {}
+    for j, view in enumerate(ref_views):
+        if view is None or match_ref[j] != -1:
             continue
         pattern = frozenset(k for k, v in view.items() if holds_matcher(v))
         key = _pattern_key(view, pattern)
         if key is not None:
             buckets[pattern][key].append(j)
-    return buckets
+            patterns[j] = pattern
+    return buckets, patterns
 
 
 def _pair_equality(
@@ -105,7 +109,8 @@ def _pair_equality(
     match_ref: list[int],
     rule: ArgsRule,
 ) -> None:
-    buckets = _buckets(ref_args, match_ref, rule)
+    ref_views = [_view(rule, args) for args in ref_args]
+    buckets, ref_patterns = _buckets(ref_views, match_ref)
     out_views = [_view(rule, args) for args in out_args]
     plain = buckets.pop(frozenset(), None)
     if plain:  # 1. matcher-free reference calls pair by hashing
@@ -131,7 +136,11 @@ def _pair_equality(
         return found
 
     def related(i: int, j: int) -> bool:
-        return rule.matches(out_args[i], ref_args[j])
+        # Equal bucket keys: the same keys, and equal values wherever the reference holds no
+        # matcher; what is left to ask is the pattern's values.
+        out, ref = out_views[i], ref_views[j]
+        assert out is not None and ref is not None
+        return all(value_matches(out[k], ref[k]) for k in ref_patterns[j])
 
     complete_matching(match_out, match_ref, candidates, related)  # 2. the search
 
