@@ -139,7 +139,8 @@ def _pair_equality(
         # Equal bucket keys: the same keys, and equal values wherever the reference holds no
         # matcher; what is left to ask is the pattern's values.
         out, ref = out_views[i], ref_views[j]
-        assert out is not None and ref is not None
+        assert out is not None
+        assert ref is not None
         return all(value_matches(out[k], ref[k]) for k in ref_patterns[j])
 
     complete_matching(match_out, match_ref, candidates, related)  # 2. the search
