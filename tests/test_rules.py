@@ -191,3 +191,21 @@ def test_the_result_and_the_mismatch_carry_the_reason() -> None:
     assert "'LA' is not in the Bay Area" in str(result["comment"])
     with pytest.raises(TrajectoryMismatch, match="callable in_sf said: 'LA' is not in the Bay"):
         assert_trajectory(calls({"city": "LA"}), calls({"city": "SF"}), overrides={"w": in_sf})
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"w": "superset"},
+        {"w": ["a", "b.c"]},
+        {"w": {"ignore_keys": ["ts"]}},
+        {"w": in_sf},
+        {"w": "ignore"},
+    ],
+)
+@pytest.mark.parametrize("ignore_keys", [(), ("rid",)])
+def test_a_rule_rebuilds_from_its_override_form(overrides: Any, ignore_keys: Any) -> None:
+    config = make_config("strict", "exact", overrides, ignore_keys=ignore_keys)
+    rule = config.rule_for("w")
+    again = make_config("strict", "exact", {"w": rule.as_override()}, ignore_keys=ignore_keys)
+    assert again.rule_for("w") == rule

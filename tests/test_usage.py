@@ -4,6 +4,7 @@ name the rule and the offending calls with their message index; evaluator and as
 from __future__ import annotations
 
 import asyncio
+import inspect
 import pickle
 import re
 from typing import Any
@@ -196,6 +197,8 @@ def test_the_async_evaluator_and_langchain_messages() -> None:
         AIMessage("", tool_calls=[{"name": "search", "args": {"q": "b"}, "id": "2"}]),
     ]
     evaluator = create_async_tool_usage_evaluator(max_calls={"search": 1})
+    assert inspect.iscoroutinefunction(evaluator)  # as langsmith's aevaluate requires
+    assert evaluator.rules.max_calls == (("search", 1),)
     result = asyncio.run(evaluator(outputs=messages))
     assert result["score"] is False
     assert "message 3 search(q='b')" in str(result["comment"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol, cast
 
 from ..core.compare import collector_paused
 from ..core.normalize import to_trajectory
@@ -110,17 +110,24 @@ class ToolUsageEvaluator:
         return self._evaluate(outputs, inputs)
 
 
-class AsyncToolUsageEvaluator(ToolUsageEvaluator):
-    """The same evaluator, awaitable (checking does no I/O)."""
+class AsyncToolUsageEvaluator(Protocol):
+    """The awaitable face of a usage evaluator: a coroutine function (``inspect.
+    iscoroutinefunction`` is true, as langsmith's ``aevaluate`` requires) over the same
+    synchronous check, since checking does no I/O. ``rules`` are its rules."""
 
-    async def __call__(  # type: ignore[override]
-        self,
-        *,
-        outputs: Any,
-        inputs: Any = None,
-        **kwargs: Any,
-    ) -> EvaluatorResult:
-        return self._evaluate(outputs, inputs)
+    rules: UsageRules
+
+    async def __call__(
+        self, *, outputs: Any, inputs: Any = None, **kwargs: Any
+    ) -> EvaluatorResult: ...
+
+
+def _async_face(evaluator: ToolUsageEvaluator) -> AsyncToolUsageEvaluator:
+    async def tool_usage(*, outputs: Any, inputs: Any = None, **kwargs: Any) -> EvaluatorResult:
+        return evaluator._evaluate(outputs, inputs)
+
+    tool_usage.rules = evaluator.rules  # type: ignore[attr-defined]
+    return cast("AsyncToolUsageEvaluator", tool_usage)
 
 
 def create_tool_usage_evaluator(
@@ -161,9 +168,9 @@ def create_async_tool_usage_evaluator(
     max_total_calls: int | None = None,
     max_steps: int | None = None,
 ) -> AsyncToolUsageEvaluator:
-    """The async twin of ``create_tool_usage_evaluator``."""
-    return AsyncToolUsageEvaluator(
-        make_usage_rules(
+    """The async twin of ``create_tool_usage_evaluator``: a coroutine function."""
+    return _async_face(
+        create_tool_usage_evaluator(
             required=required,
             forbidden=forbidden,
             max_calls=max_calls,

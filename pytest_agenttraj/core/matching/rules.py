@@ -108,6 +108,17 @@ class ArgsRule:
         """Whether ``key`` decides matches (exact, ignore, key lists)."""
         return self.kind in ("exact", "ignore", "keys")
 
+    def as_override(self) -> object:
+        """The rule as ``make_config`` takes it in ``overrides`` (building a config again from it
+        gives this rule back, given the same ``ignore_keys``)."""
+        if self.kind == "keys":
+            return list(self.keys)
+        if self.kind == "callable":
+            return self.func
+        if self.kind == "exact" and self.ignored:
+            return {"ignore_keys": list(self.ignored)}
+        return self.kind
+
     def without_ignored(self) -> ArgsRule:
         """The same rule comparing whole args (for args already without the ignored paths)."""
         return ArgsRule(self.kind, self.keys, self.func)
