@@ -1,5 +1,5 @@
-"""Args rules (core/matching/rules.py) beyond the four modes: "exact except these keys" (per tool and for every tool) and
-callable overrides that say why they refuse."""
+"""Args rules (``core/matching/rules.py``) beyond the four modes: "exact except these keys" (per
+tool and for every tool) and callable overrides that say why they refuse."""
 
 from __future__ import annotations
 
