@@ -29,6 +29,7 @@ demo: install
 bench: install
 	$(BIN)/python benchmarks/bench_matching.py
 	$(BIN)/python benchmarks/bench_graded.py
+	$(BIN)/python benchmarks/bench_matchers.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_graph.py
 

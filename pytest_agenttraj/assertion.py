@@ -1,4 +1,5 @@
-"""``assert_trajectory``: a match or an ``AssertionError`` whose text is the whole diff.
+"""``assert_trajectory`` and ``assert_tool_usage``: a match or an ``AssertionError`` whose text
+is the whole explanation.
 
 The text is the same everywhere (``--assert=plain``, JUnit XML, a LangSmith comment) because it is
 the exception's own message. Inside a pytest test, settings the caller leaves out come from the
@@ -8,28 +9,32 @@ test's marker, the command line and the ini file.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .core.graph import GraphMatchReport, check_graph_mode
 from .core.matching import MatchReport
-from .core.matching.rules import make_config
+from .core.matching.rules import MatchConfig, make_config
+from .core.usage import UsageReport, make_usage_rules
 from .diff import Markup, render_report, render_text
-from .evaluators.graph import evaluate_graph_trajectory
+from .evaluators.graph import evaluate_and_announce
 from .evaluators.result import EvaluatorResult
-from .evaluators.scope import announce, current_scope
+from .evaluators.scope import TestScope, announce, announce_error, current_scope
 from .evaluators.trajectory import evaluate_trajectory
-from .references import evaluate_reference_file, resolve_reference, with_header
+from .evaluators.usage import announce_usage, evaluate_usage
+from .references import evaluate_reference_file, resolve_reference
 
 __all__ = [
     "GraphTrajectoryMismatch",
+    "ToolUsageViolation",
     "TrajectoryMismatch",
     "assert_graph_trajectory",
+    "assert_tool_usage",
     "assert_trajectory",
     "refuse_keywords",
 ]
 
-_KEYWORDS = ("mode", "tool_args", "overrides")
+_KEYWORDS = ("mode", "tool_args", "overrides", "ignore_keys", "allow_empty")
 _OPENEVALS_NAMES = {
     "trajectory_match_mode": "mode",
     "tool_args_match_mode": "tool_args",
@@ -94,6 +99,8 @@ def assert_trajectory(
     mode: str | None = None,
     tool_args: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    ignore_keys: Sequence[str] | None = None,
+    allow_empty: bool | None = None,
     **unknown: Any,
 ) -> EvaluatorResult:
     """Return the evaluation result if ``outputs`` matches ``reference_outputs``, else raise
@@ -103,8 +110,11 @@ def assert_trajectory(
     test file's ``trajectories/`` folder, or omitted for the test's own file (the marker's
     ``reference=``, else ``<test name>.yaml``). ``mode``, ``tool_args`` and ``overrides`` default
     to the running test's marker, then the file's header, then the command line and ini, and
-    outside pytest to ``strict`` / ``exact`` / none. With ``--trajectory-update`` a file that
-    is missing or no longer matches is rewritten from ``outputs`` instead of failing.
+    outside pytest to ``strict`` / ``exact`` / none; ``ignore_keys`` (dotted key paths left out
+    of every tool's args) and ``allow_empty`` to the marker, command line and ini. An empty
+    reference (without messages, or without tool calls where the mode compares only calls) and
+    an output without messages fail unless ``allow_empty=True``. With ``--trajectory-update`` a
+    file that is missing or no longer matches is rewritten from ``outputs`` instead of failing.
 
     Example::
 
@@ -114,25 +124,29 @@ def assert_trajectory(
     __tracebackhide__ = True
     refuse_keywords("assert_trajectory", unknown)
     scope = current_scope()
-    reference_file = resolve_reference(reference_outputs, scope)
-    marker = scope.marker_keys if scope else frozenset()
-    header = reference_file.header() if reference_file is not None else {}
-
-    given = {"mode": mode, "tool_args": tool_args, "overrides": overrides}
-    base = make_config(
-        mode if mode is not None else (scope.mode if scope else "strict"),
-        tool_args if tool_args is not None else (scope.tool_args if scope else "exact"),
-        overrides if overrides is not None else (scope.overrides if scope else None),
-    )
-    locked = marker | {key for key, value in given.items() if value is not None}
-    config = with_header(base, header, frozenset(locked))
-    extra: dict[str, Any] = {}
     started = time.perf_counter()
-    if reference_file is not None:
-        result, report = evaluate_reference_file(outputs, reference_file, config, scope, extra)
-        reference_outputs = reference_file.messages
-    else:
-        result, report = evaluate_trajectory(outputs, reference_outputs, config)
+    config: MatchConfig | None = None
+    extra: dict[str, Any] = {}
+    try:
+        reference_file = resolve_reference(reference_outputs, scope)
+        header = reference_file.header() if reference_file is not None else {}
+        config = _config(scope, header, mode, tool_args, overrides, ignore_keys, allow_empty)
+        if reference_file is not None:
+            result, report = evaluate_reference_file(outputs, reference_file, config, scope, extra)
+            reference_outputs = reference_file.messages
+        else:
+            result, report = evaluate_trajectory(outputs, reference_outputs, config)
+    except Exception as error:
+        announce_error(
+            error,
+            config.key if config is not None else "trajectory_match",
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            started=started,
+            origin="assert_trajectory",
+            extra=extra,
+        )
+        raise
     announce(
         result,
         report=report,
@@ -194,17 +208,98 @@ def assert_graph_trajectory(
     """
     __tracebackhide__ = True
     chosen = _graph_mode(mode, reference)
-    started = time.perf_counter()
-    result, report = evaluate_graph_trajectory(outputs, reference, chosen)
-    announce(
-        result,
-        report=report,
-        outputs=outputs,
-        reference_outputs=reference,
-        started=started,
-        origin="assert_graph_trajectory",
-    )
+    result, report = evaluate_and_announce(outputs, reference, chosen, "assert_graph_trajectory")
     if not report.matched:
         scope = current_scope()
         raise GraphTrajectoryMismatch(report, result, verbose=scope.verbose if scope else 0)
+    return result
+
+
+def _config(
+    scope: TestScope | None,
+    header: Mapping[str, Any],
+    mode: str | None,
+    tool_args: str | None,
+    overrides: Mapping[str, Any] | None,
+    ignore_keys: Sequence[str] | None,
+    allow_empty: bool | None,
+) -> MatchConfig:
+    """The call's arguments, else the marker, else the reference file's header, else the
+    session's settings (command line, ini), else the defaults."""
+    marker = scope.marker_keys if scope else frozenset()
+
+    def pick(explicit: Any, key: str, default: Any) -> Any:
+        if explicit is not None:
+            return explicit
+        if key in header and key not in marker:
+            return header[key]
+        return getattr(scope, key) if scope else default
+
+    return make_config(
+        pick(mode, "mode", "strict"),
+        pick(tool_args, "tool_args", "exact"),
+        pick(overrides, "overrides", None),
+        ignore_keys=pick(ignore_keys, "ignore_keys", ()),
+        allow_empty=pick(allow_empty, "allow_empty", False),
+    )
+
+
+class ToolUsageViolation(AssertionError):
+    """A trajectory broke tool-usage rules; ``report`` names each rule and offending call."""
+
+    def __init__(self, report: UsageReport, result: EvaluatorResult) -> None:
+        self.report = report
+        self.result = result
+        super().__init__(report.comment())
+
+    def __str__(self) -> str:
+        return "\n".join(self.report.lines())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.report, self.result)
+
+
+def assert_tool_usage(
+    outputs: Any,
+    *,
+    required: Iterable[str] = (),
+    forbidden: Iterable[str] = (),
+    max_calls: Mapping[str, int] | None = None,
+    max_total_calls: int | None = None,
+    max_steps: int | None = None,
+) -> EvaluatorResult:
+    """Return the ``tool_usage`` result if ``outputs`` follows the rules, else raise
+    ``ToolUsageViolation`` naming each broken rule and the offending calls with their message
+    index. ``required`` tools must be called, ``forbidden`` ones must not, ``max_calls`` caps
+    calls per tool (``{"search": 3}``), ``max_total_calls`` all calls, ``max_steps`` assistant
+    turns.
+
+    Example::
+
+        assert_tool_usage(result["messages"], required=["search"], max_calls={"search": 3})
+    """
+    __tracebackhide__ = True
+    rules = make_usage_rules(
+        required=required,
+        forbidden=forbidden,
+        max_calls=max_calls,
+        max_total_calls=max_total_calls,
+        max_steps=max_steps,
+    )
+    started = time.perf_counter()
+    try:
+        result, report = evaluate_usage(outputs, rules)
+    except Exception as error:
+        announce_error(
+            error,
+            "tool_usage",
+            outputs=outputs,
+            reference_outputs=None,
+            started=started,
+            origin="assert_tool_usage",
+        )
+        raise
+    announce_usage(result, report, outputs=outputs, started=started, origin="assert_tool_usage")
+    if not report.passed:
+        raise ToolUsageViolation(report, result)
     return result

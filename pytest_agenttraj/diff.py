@@ -83,10 +83,12 @@ def _problem_lines(number: int, problem: Problem, value_width: int, paint: Marku
             f"message {out.message}: tool call {out.call.name!r} args differ ({detail.rule})",
             "bad",
         )
+        if detail.reason:
+            yield paint(f"       {detail.rule} said: {' '.join(detail.reason.split())}", "bad")
         yield from _diff_lines(detail.diffs, value_width, paint, "       ")
         if not detail.explained:
             yield paint("       (not compared in detail: the first problems are)", "dim")
-        elif not detail.diffs:
+        elif not detail.diffs and not detail.reason:
             yield paint(f"       the {detail.rule} override returned False", "dim")
         return
     yield prefix + paint(problem.text, "bad")

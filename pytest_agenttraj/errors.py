@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AgentTrajError",
     "BaselineError",
     "GraphTrajectoryFormatError",
+    "InvalidMatcherError",
     "JudgeError",
     "ReferenceFileError",
     "TrajectoryFormatError",
@@ -98,3 +101,20 @@ class JudgeError(AgentTrajError):
         self.reply = reply
         text = problem if reply is None else f"{problem}\nthe judge replied:\n{reply[:2000]}"
         super().__init__(text)
+
+
+class InvalidMatcherError(AgentTrajError, ValueError):
+    """A value matcher spelled wrongly in a reference (``{"$regex": "("}``), with where it is.
+
+    ``path`` is the dotted path of the value inside its message (``tool_calls[0].args.city``),
+    ``index`` the message's position when known.
+    """
+
+    def __init__(self, problem: str, *, path: str = "", index: int | None = None) -> None:
+        self.problem = problem
+        self.path = path
+        self.index = index
+        super().__init__(problem if index is None else f"message {index}, {problem}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.problem,), {"path": self.path, "index": self.index}

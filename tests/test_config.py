@@ -30,12 +30,12 @@ FACTORIES = [
     pytest.param(create_async_trajectory_match_evaluator, id="async"),
 ]
 
-MODES_LISTED = "'strict', 'unordered', 'subset', 'superset'"
+MODES_LISTED = "'strict', 'unordered', 'subset', 'superset', 'in_order'"
 ARGS_LISTED = "'exact', 'ignore', 'subset', 'superset'"
 
 
 def test_the_valid_values() -> None:
-    assert TRAJECTORY_MATCH_MODES == ("strict", "unordered", "subset", "superset")
+    assert TRAJECTORY_MATCH_MODES == ("strict", "unordered", "subset", "superset", "in_order")
     assert TOOL_ARGS_MATCH_MODES == ("exact", "ignore", "subset", "superset")
 
 

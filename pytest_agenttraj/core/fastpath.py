@@ -4,8 +4,12 @@ case alone, and a property test checks that both agree.
 
 When it applies (``applies``): both sides are lists of *plain chat dicts* (a known role, text
 content, tool calls only on assistant messages, each in OpenAI's ``function`` form with arguments
-text that is one JSON object), and every args rule in force is reflexive (calls with equal
-arguments always match: exact, ignore, subset, superset; not key lists or callables).
+text that is one JSON object), the mode pairs calls as multisets (not ``in_order``), and every
+args rule in force is reflexive (calls with equal arguments always match: exact, ignore, subset,
+superset, also with ignored keys; not key lists or callables). Value matchers can only appear in
+arguments given as dicts, which the walk never accepts. Where empty sides are refused
+(``allow_empty=False``), a side without messages or a reference without calls is left to the
+general path.
 
 How: one walk per side records which messages make calls, each call's tool name and arguments
 text, and checks each distinct text once (parsing it and dropping the value). Equal texts are
@@ -31,8 +35,9 @@ __all__ = ["DeferredSides", "applies", "verdict"]
 
 
 def applies(config: MatchConfig) -> bool:
-    """Whether the fast path may pass an evaluation under ``config``: every rule reflexive."""
-    return all(rule.reflexive for rule in config.rules())
+    """Whether the fast path may pass an evaluation under ``config``: every rule reflexive, in a
+    mode that pairs calls as multisets (not ``in_order``)."""
+    return config.mode != "in_order" and all(rule.reflexive for rule in config.rules())
 
 
 def verdict(outputs: Any, reference_outputs: Any, config: MatchConfig) -> MatchReport | None:
@@ -53,6 +58,8 @@ def verdict(outputs: Any, reference_outputs: Any, config: MatchConfig) -> MatchR
     if walked is None or other is None:
         return None
     output, reference = (other, walked) if config.mode == "subset" else (walked, other)
+    if not config.allow_empty and _maybe_vacuous(output, reference, config.mode):
+        return None  # the general path refuses it, or compares it, and says why
     sides = DeferredSides(outputs, reference_outputs)
     out_keys, ref_keys = _keys(output, config), _keys(reference, config)
     if config.mode == "strict":
@@ -146,6 +153,13 @@ def _walk(  # noqa: C901
     except (KeyError, TypeError):
         return None
     return _Skeleton(value, rows, counts, names, texts)
+
+
+def _maybe_vacuous(output: _Skeleton, reference: _Skeleton, mode: str) -> bool:
+    """Whether either side is empty in a way ``allow_empty=False`` refuses."""
+    return (
+        not reference.messages or not output.messages or (mode != "strict" and not reference.names)
+    )
 
 
 def _keys(skeleton: _Skeleton, config: MatchConfig) -> Sequence[Hashable]:

@@ -4,6 +4,10 @@
 are equal as JSON values: ``1 == 1.0`` but ``True != 1``, tuples are lists, NaN equals NaN. Values
 JSON cannot encode (datetime, set, Decimal, bytes, arbitrary objects) get a stable form too, so
 they compare correctly and never crash.
+
+A reference value may also hold *matchers* (``Matcher`` instances, see :mod:`..matchers`) at any
+depth: ``value_matches`` compares an actual value with such an expected one, and is JSON equality
+wherever the expected value holds none.
 """
 
 from __future__ import annotations
@@ -13,16 +17,21 @@ import json
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 __all__ = [
     "MISSING",
     "ArgDiff",
+    "Matcher",
     "canonical",
     "diff_args",
+    "holds_matcher",
     "json_text",
+    "lookup_path",
     "safe_repr",
     "same_value",
+    "value_matches",
+    "without_paths",
 ]
 
 
@@ -49,6 +58,30 @@ _NAN = ("nan",)
 
 
 _STR = frozenset({str})  # set(map(type, keys)) <= _STR: every key exactly a str
+
+
+class Matcher:
+    """A value in reference arguments that stands for every actual value it accepts.
+
+    Subclasses (``ANY``, ``Regex``, ``Approx``, ``OneOf``, ``Contains``) are immutable, validated
+    when built, and show what they require in their ``repr``. They are not values that hash
+    alike when they match, so calls whose reference args hold one are paired by search.
+    """
+
+    __slots__ = ()
+    spelled_key: ClassVar[str] = ""
+    """The key of the matcher's spelled form in reference files (``$regex``); empty when it
+    has none."""
+
+    def matches(self, actual: Any) -> bool:
+        """Whether ``actual`` (a JSON-like value from the output) is accepted."""
+        raise NotImplementedError
+
+    def spelled_parts(self) -> tuple[Any, dict[str, Any]]:
+        """The argument and options of the spelled form ``{spelled_key: argument, **options}``."""
+        raise ValueError(f"{type(self).__name__} has no spelled form for reference files")
+
+
 _TRUE = ("b", True)
 _FALSE = ("b", False)
 
@@ -209,7 +242,7 @@ def diff_args(
         if isinstance(exp, Mapping) and isinstance(act, Mapping):
             # Below the top level values compare whole, so every difference counts.
             diffs.extend(diff_args(act, exp, prefix=f"{path}."))
-        elif not same_value(act, exp):
+        elif not value_matches(act, exp):
             diffs.append(ArgDiff(path, "changed", expected=exp, actual=act))
     if unexpected:
         for key, act in actual.items():
@@ -226,3 +259,98 @@ def lookup_path(args: Mapping[str, Any], path: str) -> Any:
             return MISSING
         current = current[part]
     return current
+
+
+def holds_matcher(value: Any) -> bool:
+    """Whether ``value`` is a matcher or holds one anywhere inside its dicts and lists."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is float or kind is bool or item is None:
+            continue
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif isinstance(item, Matcher):
+            return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def value_matches(actual: Any, expected: Any) -> bool:
+    """Whether ``actual`` matches ``expected``: a matcher decides for itself, dicts and lists
+    match item by item, anything else compares as a JSON value (as ``canonical`` does)."""
+    kind = type(expected)
+    if kind is str or kind is int or kind is float or kind is bool or expected is None:
+        return actual is expected or canonical(actual) == canonical(expected)
+    if kind is dict:
+        return _dict_matches(actual, expected)
+    if kind is list or kind is tuple:
+        return _list_matches(actual, expected)
+    if isinstance(expected, Matcher):
+        return expected.matches(actual)
+    if isinstance(expected, Mapping | list | tuple) and holds_matcher(expected):
+        if isinstance(expected, Mapping):
+            return _dict_matches(actual, expected)
+        return _list_matches(actual, expected)
+    return actual is expected or canonical(actual) == canonical(expected)
+
+
+def _dict_matches(actual: Any, expected: Mapping[Any, Any]) -> bool:
+    if (type(actual) is not dict and not isinstance(actual, Mapping)) or len(actual) != len(
+        expected
+    ):
+        return False
+    for key, exp in expected.items():
+        if key not in actual:
+            return _keys_as_text_match(actual, expected)
+        if not value_matches(actual[key], exp):
+            return False
+    return True
+
+
+def _keys_as_text_match(actual: Mapping[Any, Any], expected: Mapping[Any, Any]) -> bool:
+    """Dicts whose keys differ as Python values but may agree as JSON text (``1`` and ``"1"``)."""
+    if all(type(k) is str for k in actual) and all(type(k) is str for k in expected):
+        return False
+    act = {str(k): v for k, v in actual.items()}
+    exp = {str(k): v for k, v in expected.items()}
+    return len(act) == len(actual) and len(exp) == len(expected) and _dict_matches(act, exp)
+
+
+def _list_matches(actual: Any, expected: list[Any] | tuple[Any, ...]) -> bool:
+    kind = type(actual)
+    if (kind is not list and kind is not tuple and not isinstance(actual, list | tuple)) or len(
+        actual
+    ) != len(expected):
+        return False
+    return all(value_matches(a, e) for a, e in zip(actual, expected, strict=True))
+
+
+def without_paths(args: Mapping[str, Any], paths: tuple[str, ...]) -> Mapping[str, Any]:
+    """``args`` without the values at the dotted ``paths`` (``"meta.ts"`` reaches into nested
+    dicts); the same object when none of them is present, copies only along removed paths."""
+    result: Mapping[str, Any] = args
+    for path in paths:
+        result = _without(result, path.split("."))
+    return result
+
+
+def _without(value: Mapping[str, Any], parts: list[str]) -> Mapping[str, Any]:
+    head = parts[0]
+    if head not in value:
+        return value
+    if len(parts) == 1:
+        return {k: v for k, v in value.items() if k != head}
+    inner = value[head]
+    if not isinstance(inner, Mapping):
+        return value
+    stripped = _without(inner, parts[1:])
+    if stripped is inner:
+        return value
+    return {**value, head: stripped}

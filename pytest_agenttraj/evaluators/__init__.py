@@ -22,6 +22,12 @@ from .trajectory import (
     create_trajectory_match_evaluator,
     evaluate_trajectory,
 )
+from .usage import (
+    AsyncToolUsageEvaluator,
+    ToolUsageEvaluator,
+    create_async_tool_usage_evaluator,
+    create_tool_usage_evaluator,
+)
 
 if TYPE_CHECKING:
     from .graded import (
@@ -49,16 +55,20 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AsyncToolUsageEvaluator",
     "AsyncTrajectoryMatchEvaluator",
     "EvaluatorResult",
+    "ToolUsageEvaluator",
     "TrajectoryMatchEvaluator",
     "create_async_graph_trajectory_match_evaluator",
     "create_async_tool_call_accuracy_evaluator",
     "create_async_tool_call_f1_evaluator",
+    "create_async_tool_usage_evaluator",
     "create_async_trajectory_match_evaluator",
     "create_graph_trajectory_match_evaluator",
     "create_tool_call_accuracy_evaluator",
     "create_tool_call_f1_evaluator",
+    "create_tool_usage_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
     "exact_match",

@@ -11,7 +11,7 @@ from typing import Any
 from ..core.matching.explain import format_diff, short
 from ..core.values import canonical, diff_args
 from .result import EvaluatorResult
-from .scope import announce
+from .scope import announce, announce_error
 
 __all__ = ["exact_match", "exact_match_async"]
 
@@ -41,7 +41,19 @@ def _difference(outputs: Any, reference_outputs: Any) -> str:
 
 def _exact_result(outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
     started = time.perf_counter()
-    score = _exact_score(outputs, reference_outputs)
+    try:
+        score = _exact_score(outputs, reference_outputs)
+    except Exception as error:
+        announce_error(
+            error,
+            "exact_match",
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            inputs=inputs,
+            started=started,
+            origin="exact_match",
+        )
+        raise
     result: EvaluatorResult = {
         "key": "exact_match",
         "score": score,

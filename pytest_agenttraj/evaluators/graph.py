@@ -20,13 +20,14 @@ from ..core.graph import (
     match_graph_trajectories,
 )
 from .result import EvaluatorResult
-from .scope import announce
+from .scope import announce, announce_error
 
 __all__ = [
     "AsyncGraphEvaluator",
     "GraphEvaluator",
     "create_async_graph_trajectory_match_evaluator",
     "create_graph_trajectory_match_evaluator",
+    "evaluate_and_announce",
     "evaluate_graph_trajectory",
     "graph_trajectory_strict_match",
     "graph_trajectory_strict_match_async",
@@ -57,9 +58,26 @@ def evaluate_graph_trajectory(
     return result, report
 
 
-def _evaluate(outputs: Any, reference_outputs: Any, mode: str, origin: str) -> EvaluatorResult:
+def evaluate_and_announce(
+    outputs: Any, reference_outputs: Any, mode: str, origin: str
+) -> tuple[EvaluatorResult, GraphMatchReport]:
+    """Evaluate and tell the running test; an evaluation that raises is recorded as a failed one
+    carrying its error before the error propagates."""
+    __tracebackhide__ = True
     started = time.perf_counter()
-    result, report = evaluate_graph_trajectory(outputs, reference_outputs, mode)
+    try:
+        result, report = evaluate_graph_trajectory(outputs, reference_outputs, mode)
+    except Exception as error:
+        announce_error(
+            error,
+            graph_key(mode),
+            outputs=outputs,
+            reference_outputs=reference_outputs,
+            started=started,
+            origin=origin,
+            extra={"mode": mode},
+        )
+        raise
     announce(
         result,
         report=report,
@@ -68,7 +86,12 @@ def _evaluate(outputs: Any, reference_outputs: Any, mode: str, origin: str) -> E
         started=started,
         origin=origin,
     )
-    return result
+    return result, report
+
+
+def _evaluate(outputs: Any, reference_outputs: Any, mode: str, origin: str) -> EvaluatorResult:
+    __tracebackhide__ = True
+    return evaluate_and_announce(outputs, reference_outputs, mode, origin)[0]
 
 
 def _mode(mode: str, trajectory_match_mode: str | None) -> str:

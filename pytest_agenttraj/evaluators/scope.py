@@ -25,6 +25,7 @@ __all__ = [
     "ReferenceResolver",
     "TestScope",
     "announce",
+    "announce_error",
     "current_scope",
     "notify",
     "test_scope",
@@ -72,9 +73,9 @@ class ReferenceResolver(Protocol):
 
 @dataclass(frozen=True)
 class TestScope:
-    """The current test's defaults (mode, tool_args, overrides, which of them its marker set)
-    and where evaluations go. ``min_score`` is the marker's threshold for graded scores;
-    ``judge_cache`` the run's cache of LLM judge answers (a
+    """The current test's defaults (mode, tool_args, overrides, ignore_keys, allow_empty, which
+    of them its marker set) and where evaluations go. ``min_score`` is the marker's threshold
+    for graded scores; ``judge_cache`` the run's cache of LLM judge answers (a
     ``pytest_agenttraj.evaluators.judges.JudgeCache``), for judges made with ``cache=True``."""
 
     on_evaluation: Callable[[Evaluation], None]
@@ -86,6 +87,8 @@ class TestScope:
     references: ReferenceResolver | None = None
     min_score: float | None = None
     judge_cache: Any = None
+    ignore_keys: tuple[str, ...] = ()
+    allow_empty: bool = False
 
 
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
@@ -142,4 +145,31 @@ def announce(
             extra=dict(extra or {}),
             graded=graded,
         )
+    )
+
+
+def announce_error(
+    error: BaseException,
+    key: str,
+    *,
+    outputs: Any,
+    reference_outputs: Any,
+    started: float,
+    origin: str,
+    inputs: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Announce an evaluation that raised ``error`` as a failed one carrying the error, before
+    the caller re-raises it: inside a test it is an error of that test, never a missing record."""
+    if _SCOPE.get() is None:
+        return
+    text = f"{type(error).__name__}: {error}"
+    announce(
+        {"key": key, "score": False, "comment": f"{key} raised {text}", "metadata": None},
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        started=started,
+        origin=origin,
+        inputs=inputs,
+        extra={**(extra or {}), "error": text},
     )

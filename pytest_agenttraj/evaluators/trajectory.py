@@ -8,7 +8,7 @@ validated when the evaluator is built, and a mismatch comes with a ``comment`` s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, cast
 
 from ..core.compare import collector_paused, compare_trajectories
@@ -21,7 +21,7 @@ from ..core.matching.rules import (
     make_config,
 )
 from .result import EvaluatorResult
-from .scope import announce
+from .scope import announce, announce_error
 
 __all__ = [
     "AsyncTrajectoryMatchEvaluator",
@@ -90,15 +90,28 @@ class TrajectoryMatchEvaluator:
         __tracebackhide__ = True
         started = time.perf_counter()
         extra: dict[str, Any] = {}
-        handled = (
-            self._references(outputs, reference_outputs, self.config, extra)
-            if self._references is not None
-            else None
-        )
-        if handled is not None:
-            result, report, reference_outputs = handled
-        else:
-            result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
+        try:
+            handled = (
+                self._references(outputs, reference_outputs, self.config, extra)
+                if self._references is not None
+                else None
+            )
+            if handled is not None:
+                result, report, reference_outputs = handled
+            else:
+                result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
+        except Exception as error:
+            announce_error(
+                error,
+                self.config.key,
+                outputs=outputs,
+                reference_outputs=reference_outputs,
+                inputs=inputs,
+                started=started,
+                origin=self._origin,
+                extra={"mode": self.config.mode, "tool_args_mode": self.config.tool_args},
+            )
+            raise
         announce(
             result,
             report=report,
@@ -154,14 +167,20 @@ def create_trajectory_match_evaluator(
     trajectory_match_mode: TrajectoryMatchMode = "strict",
     tool_args_match_mode: ToolArgsMatchMode = "exact",
     tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
+    ignore_keys: Sequence[str] | None = None,
+    allow_empty: bool = True,
 ) -> TrajectoryMatchEvaluator:
     """An evaluator comparing an agent's trajectory with a reference trajectory.
 
     Modes: ``strict`` (same messages in order), ``unordered`` (same tool calls in any order),
-    ``subset`` (no call beyond the reference's), ``superset`` (at least the reference's calls).
+    ``subset`` (no call beyond the reference's), ``superset`` (at least the reference's calls),
+    ``in_order`` (the reference's calls in order, anything else in between).
     ``tool_args_match_mode`` and per-tool ``tool_args_match_overrides`` (a mode, a list of keys
-    with dotted paths, or a callable ``(output_args, reference_args) -> bool``) say how arguments
-    compare. Every value is checked now: an unknown one raises ``ValueError``.
+    with dotted paths, ``{"ignore_keys": [...]}``, or a callable ``(output_args,
+    reference_args) -> bool | (bool, reason)``) say how arguments compare; ``ignore_keys``
+    leaves dotted key paths out of every tool's comparison. ``allow_empty=False`` refuses an
+    empty reference and an output without messages (openevals' answers are kept by default).
+    Every value is checked now: an unknown one raises ``ValueError``.
 
     Example::
 
@@ -169,7 +188,13 @@ def create_trajectory_match_evaluator(
         result = evaluator(outputs=result["messages"], reference_outputs=reference)
         assert result["score"], result["comment"]
     """
-    config = make_config(trajectory_match_mode, tool_args_match_mode, tool_args_match_overrides)
+    config = make_config(
+        trajectory_match_mode,
+        tool_args_match_mode,
+        tool_args_match_overrides,
+        ignore_keys=ignore_keys,
+        allow_empty=allow_empty,
+    )
     return TrajectoryMatchEvaluator(config)
 
 
@@ -178,8 +203,16 @@ def create_async_trajectory_match_evaluator(
     trajectory_match_mode: TrajectoryMatchMode = "strict",
     tool_args_match_mode: ToolArgsMatchMode = "exact",
     tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
+    ignore_keys: Sequence[str] | None = None,
+    allow_empty: bool = True,
 ) -> AsyncTrajectoryMatchEvaluator:
     """The async twin of ``create_trajectory_match_evaluator`` (same checks, same answers): a
     coroutine function, as langsmith's ``aevaluate`` expects."""
-    config = make_config(trajectory_match_mode, tool_args_match_mode, tool_args_match_overrides)
+    config = make_config(
+        trajectory_match_mode,
+        tool_args_match_mode,
+        tool_args_match_overrides,
+        ignore_keys=ignore_keys,
+        allow_empty=allow_empty,
+    )
     return async_face(TrajectoryMatchEvaluator(config))

@@ -54,6 +54,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"default tool-args match mode: {', '.join(TOOL_ARGS_MATCH_MODES)} (default: exact)",
     )
     group.addoption(
+        "--trajectory-ignore-keys",
+        dest="trajectory_ignore_keys",
+        default=None,
+        metavar="PATHS",
+        help="comma-separated dotted key paths left out of every tool's args when comparing "
+        "(e.g. request_id,meta.ts; a test's trajectory marker still wins)",
+    )
+    group.addoption(
         "--trajectory-report",
         dest="trajectory_report",
         default=None,
@@ -84,6 +92,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "trajectory_tool_args_mode",
         "default tool-args match mode (see --tool-args-mode)",
         default="",
+    )
+    parser.addini(
+        "trajectory_ignore_keys",
+        "dotted key paths left out of every tool's args when comparing, one per line "
+        "(see --trajectory-ignore-keys)",
+        type="linelist",
+        default=[],
     )
 
 

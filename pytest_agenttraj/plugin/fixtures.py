@@ -3,7 +3,7 @@ each documented for ``pytest --fixtures``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -41,8 +41,9 @@ def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
     """The trajectory settings in force for this test: marker > the header of the test's
     reference file > command line > ini > default.
 
-    ``.mode``, ``.tool_args``, ``.overrides``, and ``.sources`` saying where each came from
-    (``marker``, ``reference file header``, ``command line``, ``ini`` or ``default``).
+    ``.mode``, ``.tool_args``, ``.overrides``, ``.ignore_keys``, ``.allow_empty``, ``.usage``
+    (the marker's tool-usage rules), ``.min_score``, and ``.sources`` saying where each came
+    from (``marker``, ``reference file header``, ``command line``, ``ini`` or ``default``).
 
     Example::
 
@@ -148,8 +149,10 @@ def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
 def assert_trajectory_fixture(
     trajectory_config: TrajectorySettings,
 ) -> Callable[..., EvaluatorResult]:
-    """``assert_trajectory(outputs, reference, mode=None, tool_args=None, overrides=None)`` bound
-    to this test's settings: returns the result on a match, fails the test with a diff otherwise.
+    """``assert_trajectory(...)`` bound to this test's settings: returns the result on a match,
+    fails the test with a diff otherwise. It takes ``outputs``, ``reference_outputs`` and the
+    settings ``mode``, ``tool_args``, ``overrides``, ``ignore_keys`` and ``allow_empty`` (an
+    empty reference fails unless allowed).
 
     Example::
 
@@ -166,6 +169,8 @@ def assert_trajectory_fixture(
         mode: str | None = None,
         tool_args: str | None = None,
         overrides: Mapping[str, Any] | None = None,
+        ignore_keys: Sequence[str] | None = None,
+        allow_empty: bool | None = None,
         **unknown: Any,
     ) -> EvaluatorResult:
         __tracebackhide__ = True
@@ -174,8 +179,18 @@ def assert_trajectory_fixture(
             mode = mode or trajectory_config.mode
             tool_args = tool_args or trajectory_config.tool_args
             overrides = overrides if overrides is not None else trajectory_config.overrides
+            if ignore_keys is None:
+                ignore_keys = trajectory_config.ignore_keys
+            if allow_empty is None:
+                allow_empty = trajectory_config.allow_empty
         return assert_trajectory(
-            outputs, reference_outputs, mode=mode, tool_args=tool_args, overrides=overrides
+            outputs,
+            reference_outputs,
+            mode=mode,
+            tool_args=tool_args,
+            overrides=overrides,
+            ignore_keys=ignore_keys,
+            allow_empty=allow_empty,
         )
 
     return bound

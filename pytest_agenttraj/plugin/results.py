@@ -152,6 +152,7 @@ _PUBLIC_FIELDS = (
     "origin",
     "phase",
     "test_outcome",
+    "error",
     "attempts",
     "evaluated_attempts",
     "passed_attempts",
@@ -213,8 +214,9 @@ def attempt_counts(record: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _result_label(record: Mapping[str, Any]) -> str:
-    """``PASS``/``FAIL``, with ``3/5`` attempts for a repeated test's evaluation."""
-    label = "PASS" if record.get("passed") else "FAIL"
+    """``PASS``/``FAIL``/``ERROR`` (the evaluator raised), with ``3/5`` attempts for a repeated
+    test's evaluation."""
+    label = "PASS" if record.get("passed") else "ERROR" if record.get("error") else "FAIL"
     if "attempts" in record:
         label += f" {record.get('passed_attempts')}/{record['attempts']}"
     return label

@@ -3,21 +3,32 @@ them to the controlling process on the test's report, and prints the terminal su
 
 A test marked ``repeat=N`` runs through :mod:`.repeat`; the session then gathers evaluations per
 attempt and leaves it to the runner to put one record per evaluation on the one logged report.
+
+A test whose marker sets tool-usage rules (``required=``, ``forbidden=``, ``max_calls=``, ...)
+has every trajectory it evaluates (through ``assert_trajectory``, the fixtures' evaluators or
+the public factories) checked against them too: each check is an evaluation of its own (key
+``tool_usage``, origin ``marker``), and a broken rule fails the test at the end of the phase
+that evaluated the trajectory; a test with such rules that evaluates no trajectory fails too,
+since its rules checked nothing.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import pytest
 
-from ..assertion import TrajectoryMismatch
+from ..assertion import ToolUsageViolation, TrajectoryMismatch
+from ..core.matching import MatchReport
+from ..core.usage import check_usage
 from ..diff import render_report
 from ..evaluators.result import evaluator_family, result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
+from ..evaluators.usage import announce_usage, usage_result
 from ..references import ReferenceConflict
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
@@ -88,6 +99,8 @@ _ATTEMPT = pytest.StashKey[int | None]()
 _CONFLICT = pytest.StashKey[int]()
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
+_MARKER_ORIGIN = "marker"
+"""The origin of the tool-usage checks the marker's rules make."""
 
 
 def _graded(score: Any) -> bool:
@@ -192,6 +205,8 @@ class TrajectorySession:
             references=ItemReferences(item, settings.reference, self._writer(item)),
             min_score=settings.min_score,
             judge_cache=self.judge_cache,
+            ignore_keys=settings.ignore_keys,
+            allow_empty=settings.allow_empty,
         )
 
     def _writer(self, item: pytest.Item) -> str:
@@ -214,19 +229,47 @@ class TrajectorySession:
         if error is not None:
             pytest.fail(error, pytrace=False)
         with test_scope(self._scope(item, "setup")):
-            return (yield)
+            outcome = yield
+        self._settle_usage(item, "setup")
+        return outcome
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         with test_scope(self._scope(item, "call")):
-            return (yield)
+            outcome = yield
+        self._settle_usage(item, "call")
+        return outcome
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         with test_scope(self._scope(item, "teardown")):
-            return (yield)
+            outcome = yield
+        self._settle_usage(item, "teardown")
+        return outcome
+
+    def _settle_usage(self, item: pytest.Item, phase: str) -> None:
+        """Fail the phase (which itself passed) if a trajectory it evaluated broke the marker's
+        tool-usage rules; fail the call if the test has such rules and evaluated nothing."""
+        rules = self.settings_for(item).usage
+        if not rules:
+            return
+        evaluations = item.stash.get(_EVALUATIONS, [])
+        broken = [
+            record["diff"]
+            for when, record, evaluation in evaluations
+            if when == phase and evaluation.origin == _MARKER_ORIGIN and not record["passed"]
+        ]
+        if broken:
+            pytest.fail("\n".join(broken), pytrace=False)
+        if phase == "call" and not any(e.origin == _MARKER_ORIGIN for _, _, e in evaluations):
+            pytest.fail(
+                f"the trajectory marker sets tool-usage rules ({rules.describe()}), but the "
+                "test evaluated no trajectory, so they checked nothing: evaluate one with "
+                "assert_trajectory or trajectory_evaluator, or call assert_tool_usage",
+                pytrace=False,
+            )
 
     def _on_evaluation(self, item: pytest.Item, phase: str, evaluation: Evaluation) -> None:
         result = evaluation.result
@@ -267,6 +310,25 @@ class TrajectorySession:
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
         item.ihook.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation
+        )
+        if isinstance(report, MatchReport):  # graph paths have no tool calls to count
+            self._check_marker_usage(item, evaluation, report)
+
+    def _check_marker_usage(self, item: pytest.Item, evaluation: Evaluation, report: Any) -> None:
+        """Check a trajectory the test evaluated against its marker's tool-usage rules, as an
+        evaluation of its own (announced while the test's scope is current)."""
+        rules = self.settings_for(item).usage
+        if not rules:
+            return
+        started = time.perf_counter()
+        usage = check_usage(report.output, rules)
+        announce_usage(
+            usage_result(usage),
+            usage,
+            outputs=evaluation.outputs,
+            started=started,
+            origin=_MARKER_ORIGIN,
+            inputs=evaluation.inputs,
         )
 
     # ------------------------------------------------------------ reporting
@@ -320,6 +382,8 @@ class TrajectorySession:
 
                 colour_mismatch(report, raised)
             return
+        if isinstance(raised, ToolUsageViolation):
+            return  # its message is the whole explanation already
         # The test failed without raising our mismatch (e.g. ``assert evaluator(...)["score"]``):
         # show what each failed evaluation saw.
         texts = []
@@ -333,6 +397,8 @@ class TrajectorySession:
 
                 threshold = record.get("min_score")
                 lines = render_graded(evaluation.graded, min_score=threshold, verbose=verbose)
+            elif isinstance(record.get("diff"), str) and evaluation.origin != _MARKER_ORIGIN:
+                lines = [record["diff"]]  # e.g. a tool-usage evaluation whose score was asserted
             else:
                 continue
             texts.append(f"{record['key']} [{record['index']}]\n" + "\n".join(lines))

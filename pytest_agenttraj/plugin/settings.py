@@ -14,24 +14,43 @@ import pytest
 
 from ..core.matching.rules import (
     MatchConfig,
+    check_key_paths,
     check_tool_args_mode,
     check_trajectory_mode,
     make_config,
 )
+from ..core.usage import UsageRules, make_usage_rules
 from ..evaluators.result import check_min_score
 from .pass_rules import PassRule, parse_pass_rule
 
-__all__ = ["MARKER_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
+__all__ = ["MARKER_ARGS", "USAGE_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
 
-MARKER_ARGS = ("mode", "tool_args", "overrides", "reference", "repeat", "pass_rule", "min_score")
+USAGE_ARGS = ("required", "forbidden", "max_calls", "max_total_calls", "max_steps")
+"""Marker arguments that set tool-usage rules, checked on every trajectory the test evaluates."""
+MARKER_ARGS = (
+    "mode",
+    "tool_args",
+    "overrides",
+    "reference",
+    "repeat",
+    "pass_rule",
+    "min_score",
+    "ignore_keys",
+    "allow_empty",
+    *USAGE_ARGS,
+)
 MARKER_HELP = (
     "trajectory(mode=None, tool_args=None, overrides=None, reference=None, repeat=1, "
-    "pass_rule='all', min_score=None): trajectory match settings for this test, class or "
-    "module (mode: "
-    "strict|unordered|subset|superset; tool_args: exact|ignore|subset|superset; overrides: "
-    "{tool name: args mode | key list | callable}; reference: a file in the test's "
-    "trajectories/ folder; repeat: run the test N times, judged by pass_rule: "
-    "all|majority|any|rate:0.8|min:3; min_score: the score 0..1 a graded result needs to pass)"
+    "pass_rule='all', min_score=None, ignore_keys=None, allow_empty=False, required=(), "
+    "forbidden=(), max_calls=None, max_total_calls=None, max_steps=None): trajectory match "
+    "settings for this test, class or module (mode: strict|unordered|subset|superset|in_order; "
+    "tool_args: exact|ignore|subset|superset; overrides: {tool name: args mode | key list | "
+    "{'ignore_keys': [...]} | callable}; reference: a file in the test's trajectories/ folder; "
+    "repeat: run the test N times, judged by pass_rule: all|majority|any|rate:0.8|min:3; "
+    "min_score: the score 0..1 a graded result needs to pass; ignore_keys: dotted key paths "
+    "left out of every tool's args; allow_empty: accept an empty reference or output; "
+    "required, forbidden, max_calls, max_total_calls, max_steps: tool-usage rules checked on "
+    "every trajectory the test evaluates)"
 )
 
 
@@ -39,8 +58,9 @@ MARKER_HELP = (
 class TrajectorySettings:
     """The match settings in force for a test, and where each came from.
 
-    ``sources`` maps ``mode``/``tool_args``/``overrides`` to ``marker``, ``command line``, ``ini``
-    or ``default``.
+    ``sources`` maps ``mode``/``tool_args``/``ignore_keys`` (and any marker argument) to
+    ``marker``, ``command line``, ``ini`` or ``default``. ``usage`` holds the marker's tool-usage
+    rules, if any.
     """
 
     mode: str = "strict"
@@ -53,9 +73,18 @@ class TrajectorySettings:
     sources: Mapping[str, str] = field(
         default_factory=lambda: {"mode": "default", "tool_args": "default"}
     )
+    ignore_keys: tuple[str, ...] = ()
+    allow_empty: bool = False
+    usage: UsageRules | None = None
 
     def match_config(self) -> MatchConfig:
-        return make_config(self.mode, self.tool_args, self.overrides)
+        return make_config(
+            self.mode,
+            self.tool_args,
+            self.overrides,
+            ignore_keys=self.ignore_keys,
+            allow_empty=self.allow_empty,
+        )
 
     def with_header(self, header: Mapping[str, Any]) -> TrajectorySettings:
         """These settings with a reference file's header, except what the marker set."""
@@ -72,6 +101,9 @@ class TrajectorySettings:
             source = self.sources.get(name, "default")
             suffix = "" if source == "default" else f" ({source})"
             parts.append(f"{name}={getattr(self, name)}{suffix}")
+        if self.ignore_keys:
+            source = self.sources.get("ignore_keys", "default")
+            parts.append(f"ignore_keys=[{', '.join(self.ignore_keys)}] ({source})")
         if self.overrides:
             parts.append(f"overrides for {', '.join(sorted(self.overrides))}")
         return ", ".join(parts)
@@ -81,10 +113,25 @@ class TrajectorySettings:
         overrides = None
         if self.overrides:
             overrides = {
-                tool: value if isinstance(value, str | list) else "callable"
+                tool: value
+                if isinstance(value, str | list)
+                else dict(value)
+                if isinstance(value, Mapping)
+                else "callable"
                 for tool, value in self.overrides.items()
             }
-        return {"mode": self.mode, "tool_args": self.tool_args, "overrides": overrides}
+        document: dict[str, Any] = {
+            "mode": self.mode,
+            "tool_args": self.tool_args,
+            "overrides": overrides,
+        }
+        if self.ignore_keys:
+            document["ignore_keys"] = list(self.ignore_keys)
+        if self.allow_empty:
+            document["allow_empty"] = True
+        if self.usage:
+            document["usage"] = self.usage.as_json()
+        return document
 
 
 def _pick(config: pytest.Config, option: str, flag: str, ini: str) -> tuple[str, str, str] | None:
@@ -97,10 +144,30 @@ def _pick(config: pytest.Config, option: str, flag: str, ini: str) -> tuple[str,
     return None
 
 
+def _ignore_keys(config: pytest.Config) -> tuple[tuple[str, ...], str]:
+    """``--trajectory-ignore-keys`` (comma-separated), else the ``trajectory_ignore_keys`` ini
+    lines, with where they came from."""
+    flag = config.getoption("trajectory_ignore_keys", default=None)
+    if flag is not None:
+        paths = [part for part in flag.split(",") if part.strip()]
+        return _usage(_paths, paths, "--trajectory-ignore-keys"), "command line"
+    lines = [line for line in config.getini("trajectory_ignore_keys") if line.strip()]
+    if lines:
+        return _usage(_paths, lines, "trajectory_ignore_keys"), "ini"
+    return (), "default"
+
+
+def _paths(value: Any, *, where: str) -> tuple[str, ...]:
+    return check_key_paths(value, where=where)
+
+
 def session_settings(config: pytest.Config) -> TrajectorySettings:
     """The session's settings from the command line and the ini file."""
     mode, tool_args = "strict", "exact"
+    ignore_keys, ignore_source = _ignore_keys(config)
     sources = {"mode": "default", "tool_args": "default"}
+    if ignore_keys:
+        sources["ignore_keys"] = ignore_source
     picked = _pick(config, "trajectory_mode", "--trajectory-mode", "trajectory_mode")
     if picked:
         value, source, where = picked
@@ -113,21 +180,18 @@ def session_settings(config: pytest.Config) -> TrajectorySettings:
         value, source, where = picked
         tool_args = _usage(check_tool_args_mode, value, where)
         sources["tool_args"] = source
-    return TrajectorySettings(mode, tool_args, sources=sources)
+    return TrajectorySettings(mode, tool_args, sources=sources, ignore_keys=ignore_keys)
 
 
-def _usage(check: Any, value: str, where: str) -> str:
+def _usage(check: Any, value: Any, where: str) -> Any:
     try:
-        return str(check(value, where=where))
+        return check(value, where=where)
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
 
 
-def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySettings:
-    """``base`` overlaid with the item's ``trajectory`` markers (closest marker wins per key).
-
-    Raises ``ValueError`` naming the problem; the caller adds the test id.
-    """
+def _marker_arguments(item: pytest.Item) -> dict[str, Any]:
+    """Every ``trajectory`` marker argument of ``item``, the closest marker winning per key."""
     chosen: dict[str, Any] = {}
     for mark in item.iter_markers("trajectory"):
         if len(mark.args) > 1 or (mark.args and "mode" in mark.kwargs):
@@ -144,11 +208,38 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
             chosen.setdefault("mode", mark.args[0])
         for name, value in mark.kwargs.items():
             chosen.setdefault(name, value)
+    return chosen
+
+
+def _expectations(chosen: Mapping[str, Any], base: TrajectorySettings) -> dict[str, Any]:
+    """The marker's ``ignore_keys``, ``allow_empty`` and tool-usage rules, checked."""
+    found: dict[str, Any] = {}
+    if "ignore_keys" in chosen:
+        value = chosen["ignore_keys"]
+        found["ignore_keys"] = () if value is None else check_key_paths(value, where="ignore_keys")
+    allow_empty = chosen.get("allow_empty", base.allow_empty)
+    if not isinstance(allow_empty, bool):
+        raise ValueError(f"invalid allow_empty {allow_empty!r}: must be True or False")
+    found["allow_empty"] = allow_empty
+    usage = {name: chosen[name] for name in USAGE_ARGS if name in chosen}
+    if usage:
+        rules = make_usage_rules(**usage)
+        found["usage"] = rules if rules else None
+    return found
+
+
+def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySettings:
+    """``base`` overlaid with the item's ``trajectory`` markers (closest marker wins per key).
+
+    Raises ``ValueError`` naming the problem; the caller adds the test id.
+    """
+    chosen = _marker_arguments(item)
     if not chosen:
         return base
     mode = check_trajectory_mode(chosen.get("mode", base.mode), where="mode")
     tool_args = check_tool_args_mode(chosen.get("tool_args", base.tool_args), where="tool_args")
     overrides = chosen.get("overrides", base.overrides)
+    expectations = _expectations(chosen, base)
     make_config(mode, tool_args, overrides)  # validates every override value
     reference = chosen.get("reference", base.reference)
     if reference is not None and (not isinstance(reference, str) or not reference.strip()):
@@ -172,4 +263,5 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
         pass_rule=pass_rule,
         min_score=min_score,
         sources=sources,
+        **expectations,
     )

@@ -66,25 +66,16 @@ def with_header(
     chosen = {k: v for k, v in header.items() if k not in locked}
     if not chosen:
         return config
-    overrides: Any = chosen.get("overrides", config.overrides)
+    overrides: Any = chosen.get("overrides")
     if "overrides" not in chosen and config.overrides is not None:
-        overrides = _raw_overrides(config)
+        overrides = {tool: rule.as_override() for tool, rule in config.overrides.items()}
     return make_config(
-        chosen.get("mode", config.mode), chosen.get("tool_args", config.tool_args), overrides
+        chosen.get("mode", config.mode),
+        chosen.get("tool_args", config.tool_args),
+        overrides,
+        ignore_keys=config.ignore_keys,
+        allow_empty=config.allow_empty,
     )
-
-
-def _raw_overrides(config: MatchConfig) -> dict[str, Any]:
-    """The overrides of ``config`` as ``make_config`` takes them."""
-    raw: dict[str, Any] = {}
-    for tool, rule in (config.overrides or {}).items():
-        if rule.kind == "keys":
-            raw[tool] = list(rule.keys)
-        elif rule.kind == "callable":
-            raw[tool] = rule.func
-        else:
-            raw[tool] = rule.kind
-    return raw
 
 
 def resolve_reference(reference: Any, scope: TestScope | None) -> ReferenceFile | None:

@@ -143,7 +143,7 @@ def test_marker_is_registered_for_strict_markers(project: pytest.Pytester) -> No
         (
             ["--trajectory-mode=strictt"],
             "ERROR: invalid --trajectory-mode 'strictt': must be one of 'strict', 'unordered', "
-            "'subset', 'superset'",
+            "'subset', 'superset', 'in_order'",
         ),
         (
             ["--tool-args-mode=loose"],

@@ -4,7 +4,8 @@ superset).
 
 Calls whose args rule is an equivalence (exact, ignore, key lists) pair by hashing in linear
 time; subset/superset arguments find candidates through an index of ``(key, value)`` items; the
-augmenting search (:mod:`.assignment`) runs only for what those passes leave unpaired.
+augmenting search (:mod:`.assignment`) runs only for what those passes leave unpaired. Reference
+args holding value matchers are paired in :mod:`.matcher_pairing`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..model import Trajectory
 from ..values import canonical, json_text
 from .assignment import complete_matching
 from .explain import call_problems
+from .matcher_pairing import pair_with_matchers, sees_matchers
 from .report import CallRef, GivenSides, MatchReport, Pairs, call_refs
 from .rules import ArgsRule, MatchConfig
 
@@ -86,24 +88,75 @@ def _pair_group(out_args: list[Args], ref_args: list[Args], rule: ArgsRule) -> l
         for i in range(min(n_out, n_ref)):
             match_out[i] = match_ref[i] = i
         return match_out
+    if rule.ignored:  # "exact except these keys": compare what is left
+        out_args, ref_args = _compared(out_args, rule), _compared(ref_args, rule)
+        rule = rule.without_ignored()
+    _pair_equal(out_args, ref_args, match_out, match_ref, rule)
+    if _unpaired_hold_matchers(ref_args, match_ref, rule):
+        pair_with_matchers(out_args, ref_args, match_out, match_ref, rule)
+    elif not rule.hashable:
+        _pair_rest(out_args, ref_args, match_out, match_ref, rule)
+    return match_out
+
+
+def _pair_equal(
+    out_args: list[Args],
+    ref_args: list[Args],
+    match_out: list[int],
+    match_ref: list[int],
+    rule: ArgsRule,
+) -> None:
+    """Pair what some maximum pairing pairs anyway: equal args.
+
+    For a hashable rule equal keys <=> match (when the reference args hold no matcher; one that
+    does has a key no output shares, since a matcher equals only itself), so this pairing is
+    already maximum. Under inclusion equal args match both ways, and an exchange argument shows
+    some maximum pairing pairs them with each other: they are found by their JSON text, which is
+    cheap and proves equality (a matcher has no JSON text).
+    """
     if rule.kind in ("subset", "superset"):
-        # Equal args match under inclusion both ways, and an exchange argument shows some
-        # maximum pairing pairs equal args with each other: pair those first, by their JSON
-        # text, which is cheap and proves equality.
         _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)
-    if rule.hashable:
-        # Equal keys <=> match, so pairing equal keys in order is already maximum.
+    elif rule.hashable:
         _pair_by_key(out_args, ref_args, match_out, match_ref, rule.key)
-        return match_out
-    if rule.kind in ("subset", "superset"):
-        _pair_by_key(out_args, ref_args, match_out, match_ref, canonical)
+
+
+def _pair_rest(
+    out_args: list[Args],
+    ref_args: list[Args],
+    match_out: list[int],
+    match_ref: list[int],
+    rule: ArgsRule,
+) -> None:
+    """Complete the pairing for inclusion rules (by an index of contained items) and callables
+    (by asking the callable)."""
     if rule.kind == "subset":  # output args within reference args
+        _pair_by_key(out_args, ref_args, match_out, match_ref, canonical)
         complete_matching(match_out, match_ref, _containing(out_args, ref_args, match_ref))
     elif rule.kind == "superset":  # reference args within output args
+        _pair_by_key(out_args, ref_args, match_out, match_ref, canonical)
         complete_matching(match_ref, match_out, _containing(ref_args, out_args, match_out))
     else:
         _pair_by_search(out_args, ref_args, match_out, match_ref, rule)
-    return match_out
+
+
+def _compared(args: list[Args], rule: ArgsRule) -> list[Args]:
+    """Each call's args without the rule's ignored paths; calls sharing one args dict share
+    the result."""
+    seen: dict[int, Args] = {}
+    out = []
+    for value in args:
+        name = id(value)
+        if name not in seen:
+            seen[name] = rule.compared(value)
+        out.append(seen[name])
+    return out
+
+
+def _unpaired_hold_matchers(ref_args: list[Args], match_ref: list[int], rule: ArgsRule) -> bool:
+    """Whether an unpaired reference call's args hold a value matcher the rule compares."""
+    if rule.kind in ("ignore", "callable"):
+        return False
+    return any(sees_matchers(rule, ref_args[j]) for j, i in enumerate(match_ref) if i == -1)
 
 
 def _pair_by_search(

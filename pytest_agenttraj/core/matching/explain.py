@@ -237,12 +237,15 @@ def _args_problem(
     explained: bool = True,
 ) -> Problem:
     lone, other = (out, ref) if side == "output" else (ref, out)
+    reason = rule.reason(out.call.args, ref.call.args) if explained else None
     detail = "; ".join(format_diff(d) for d in diffs[:3])
     if len(diffs) > 3:
         detail += f"; {len(diffs) - 3} more"
     if not explained:
         detail = f"not compared in detail (the first {EXPLAINED} problems are)"
-    elif not detail:
+    elif reason:
+        detail = f"{reason}; {detail}" if detail else reason
+    if not detail:
         detail = f"rejected by {rule.describe()}"
     return Problem(
         "args_mismatch",
@@ -250,7 +253,9 @@ def _args_problem(
         f"{detail}",
         output_index=out.message,
         reference_index=ref.message,
-        call=CallProblem(side, lone, other, diffs, rule.describe(), explained=explained),
+        call=CallProblem(
+            side, lone, other, diffs, rule.describe(), explained=explained, reason=reason
+        ),
     )
 
 

@@ -38,6 +38,9 @@ ProblemKind = Literal[
     "args_mismatch",
     "unexpected_call",
     "missing_call",
+    "out_of_order",
+    "empty_reference",
+    "empty_output",
 ]
 
 
@@ -53,7 +56,8 @@ class CallRef(NamedTuple):
 class CallProblem:
     """A call left unpaired, with the closest candidate on the other side and what differs.
 
-    ``closest_paired`` says the candidate already pairs with another call (so it was not free).
+    ``closest_paired`` says the candidate already pairs with another call (so it was not free);
+    ``reason`` is what a callable override said when it refused the candidate.
     """
 
     side: Literal["output", "reference"]
@@ -65,6 +69,8 @@ class CallProblem:
     explained: bool = True
     """False past the first problems of a comparison: ``closest`` is the first candidate, and
     ``diffs`` were not computed."""
+    reason: str | None = None
+    """What a callable override said when it refused the closest call."""
 
 
 @dataclass(frozen=True, slots=True)

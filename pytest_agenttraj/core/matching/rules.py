@@ -1,12 +1,27 @@
-"""Match modes and per-tool argument rules, validated when an evaluator is built."""
+"""Match modes and per-tool argument rules, validated when an evaluator is built.
+
+A rule compares one tool's arguments: an args mode (exact, ignore, subset, superset), a list of
+key paths, or a callable; mode rules may leave out some dotted key paths first ("exact except
+these keys"). Reference values may hold matchers (``Regex`` ...), which every rule honours.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
-from ..values import MISSING, ArgDiff, canonical, diff_args, lookup_path, safe_repr
+from ..values import (
+    MISSING,
+    ArgDiff,
+    canonical,
+    diff_args,
+    lookup_path,
+    safe_repr,
+    value_matches,
+    without_paths,
+)
 
 __all__ = [
     "TOOL_ARGS_MATCH_MODES",
@@ -16,13 +31,16 @@ __all__ = [
     "ToolArgsMatchMode",
     "ToolArgsMatchOverrides",
     "TrajectoryMatchMode",
+    "check_key_paths",
     "make_config",
 ]
 
-TrajectoryMatchMode = Literal["strict", "unordered", "subset", "superset"]
+TrajectoryMatchMode = Literal["strict", "unordered", "subset", "superset", "in_order"]
 ToolArgsMatchMode = Literal["exact", "ignore", "subset", "superset"]
+ArgsMatcher = Callable[[dict[str, Any], dict[str, Any]], "bool | tuple[bool, str]"]
+"""A callable override: ``(output_args, reference_args)`` -> ``bool`` or ``(bool, reason)``."""
 ToolArgsMatchOverrides = dict[
-    str, ToolArgsMatchMode | list[str] | Callable[[dict[str, Any], dict[str, Any]], bool]
+    str, ToolArgsMatchMode | list[str] | dict[str, list[str]] | ArgsMatcher
 ]
 
 TRAJECTORY_MATCH_MODES: tuple[str, ...] = get_args(TrajectoryMatchMode)
@@ -59,21 +77,27 @@ def check_tool_args_mode(mode: object, *, where: str = "tool_args_match_mode") -
 class ArgsRule:
     """How one tool's arguments are compared: a mode, a list of key paths, or a callable.
 
-    ``matches(output_args, reference_args)`` decides and ``explain`` lists what differs under this
-    rule. For exact, ignore and key-list rules, ``key`` gives a hashable key such that two calls
-    match exactly when their keys are equal, which lets the matcher pair calls by hashing.
+    ``ignored`` lists dotted key paths left out of both sides before a mode rule compares
+    ("exact except these keys"). ``matches(output_args, reference_args)`` decides and ``explain``
+    lists what differs under this rule. For exact, ignore and key-list rules, ``key`` gives a
+    hashable key such that two calls match exactly when their keys are equal (while the
+    reference's args hold no matcher), which lets the matcher pair calls by hashing.
     """
 
     kind: RuleKind
     keys: tuple[str, ...] = ()
-    func: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+    func: ArgsMatcher | None = None
+    ignored: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        """The rule as written: ``exact``, ``keys [city, unit]``, ``callable my_matcher``."""
+        """The rule as written: ``exact``, ``keys [city, unit]``, ``callable my_matcher``,
+        ``exact except [request_id]``."""
         if self.kind == "keys":
             return f"keys [{', '.join(self.keys)}]"
         if self.kind == "callable":
             return f"callable {getattr(self.func, '__name__', repr(self.func))}"
+        if self.ignored:
+            return f"{self.kind} except [{', '.join(self.ignored)}]"
         return self.kind
 
     @property
@@ -87,10 +111,29 @@ class ArgsRule:
         """Whether ``key`` decides matches (exact, ignore, key lists)."""
         return self.kind in ("exact", "ignore", "keys")
 
+    def as_override(self) -> object:
+        """The rule as ``make_config`` takes it in ``overrides`` (building a config again from it
+        gives this rule back, given the same ``ignore_keys``)."""
+        if self.kind == "keys":
+            return list(self.keys)
+        if self.kind == "callable":
+            return self.func
+        if self.kind == "exact" and self.ignored:
+            return {"ignore_keys": list(self.ignored)}
+        return self.kind
+
+    def without_ignored(self) -> ArgsRule:
+        """The same rule comparing whole args (for args already without the ignored paths)."""
+        return ArgsRule(self.kind, self.keys, self.func)
+
+    def compared(self, args: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``args`` as this rule sees them: without the ``ignored`` paths."""
+        return without_paths(args, self.ignored) if self.ignored else args
+
     def key(self, args: Mapping[str, Any]) -> Hashable | None:
         """The hash key of one side's args, or ``None`` if this call can match nothing."""
         if self.kind == "exact":
-            return canonical(args)
+            return canonical(self.compared(args))
         if self.kind == "ignore":
             return ()
         if self.kind == "keys":
@@ -105,50 +148,91 @@ class ArgsRule:
         kind = self.kind
         if kind == "ignore":
             return True
+        if kind == "callable":
+            return self.verdict(output, reference)[0]
+        if self.ignored:
+            output, reference = self.compared(output), self.compared(reference)
         if kind == "exact":
-            return canonical(output) == canonical(reference)
+            return value_matches(output, reference)
         if kind == "subset":
-            return _contains(reference, output)
+            return _within(output, reference)
         if kind == "superset":
-            return _contains(output, reference)
-        if kind == "keys":
-            out_key = self.key(output)
-            return out_key is not None and out_key == self.key(reference)
+            return _within(reference, output, reference_inside=True)
+        for path in self.keys:  # a key list
+            out, ref = lookup_path(output, path), lookup_path(reference, path)
+            if out is MISSING or ref is MISSING or not value_matches(out, ref):
+                return False
+        return True
+
+    def verdict(
+        self, output: Mapping[str, Any], reference: Mapping[str, Any]
+    ) -> tuple[bool, str | None]:
+        """A callable's answer and its reason: it may return ``bool`` or ``(bool, reason)``."""
         assert self.func is not None
-        return bool(self.func(dict(output), dict(reference)))
+        answer = self.func(dict(output), dict(reference))
+        if (
+            isinstance(answer, tuple)
+            and len(answer) == 2
+            and isinstance(answer[1], str | type(None))
+        ):
+            return bool(answer[0]), answer[1]
+        return bool(answer), None
+
+    def reason(self, output: Mapping[str, Any], reference: Mapping[str, Any]) -> str | None:
+        """Why a callable refused two calls' args, when it said (``None`` for other rules)."""
+        if self.kind != "callable":
+            return None
+        matched, reason = self.verdict(output, reference)
+        return None if matched else reason
 
     def explain(self, output: Mapping[str, Any], reference: Mapping[str, Any]) -> list[ArgDiff]:
         """What differs between two arg dicts, as far as this rule cares."""
         kind = self.kind
         if kind == "ignore":
             return []
+        if self.ignored:
+            output, reference = self.compared(output), self.compared(reference)
         if kind == "subset":
             return diff_args(output, reference, missing=False)
         if kind == "superset":
             return diff_args(output, reference, unexpected=False)
         if kind == "keys":
-            diffs = []
-            for path in self.keys:
-                act, exp = lookup_path(output, path), lookup_path(reference, path)
-                if act is MISSING and exp is MISSING:
-                    diffs.append(ArgDiff(path, "missing"))
-                elif act is MISSING:
-                    diffs.append(ArgDiff(path, "missing", expected=exp))
-                elif exp is MISSING:
-                    diffs.append(ArgDiff(path, "unexpected", actual=act))
-                elif canonical(act) != canonical(exp):
-                    diffs.append(ArgDiff(path, "changed", expected=exp, actual=act))
-            return diffs
+            return _key_diffs(output, reference, self.keys)
         return diff_args(output, reference)
 
 
-def _contains(big: Mapping[str, Any], small: Mapping[str, Any]) -> bool:
-    """Every top-level key of ``small`` is in ``big`` with a JSON-equal value."""
-    for key, value in small.items():
-        if key not in big:
+def _key_diffs(
+    output: Mapping[str, Any], reference: Mapping[str, Any], paths: Iterable[str]
+) -> list[ArgDiff]:
+    diffs = []
+    for path in paths:
+        act, exp = lookup_path(output, path), lookup_path(reference, path)
+        if act is MISSING and exp is MISSING:
+            diffs.append(ArgDiff(path, "missing"))
+        elif act is MISSING:
+            diffs.append(ArgDiff(path, "missing", expected=exp))
+        elif exp is MISSING:
+            diffs.append(ArgDiff(path, "unexpected", actual=act))
+        elif not value_matches(act, exp):
+            diffs.append(ArgDiff(path, "changed", expected=exp, actual=act))
+    return diffs
+
+
+def _within(
+    inner: Mapping[str, Any], outer: Mapping[str, Any], *, reference_inside: bool = False
+) -> bool:
+    """Every top-level key of ``inner`` is in ``outer`` with a matching value (the reference's
+    value is the expected one: ``outer``'s, or ``inner``'s when ``reference_inside``)."""
+    for key, value in inner.items():
+        if key not in outer:
             return False
-        other = big[key]
-        if other is not value and canonical(other) != canonical(value):
+        other = outer[key]
+        if other is value:
+            continue
+        if reference_inside:
+            if not value_matches(other, value):
+                return False
+        elif not value_matches(value, other):
             return False
     return True
 
@@ -156,14 +240,42 @@ def _contains(big: Mapping[str, Any], small: Mapping[str, Any]) -> bool:
 _MODE_RULES: dict[str, ArgsRule] = {m: ArgsRule(m) for m in TOOL_ARGS_MATCH_MODES}  # type: ignore[arg-type]
 
 
-def _rule_for_override(tool: object, value: object) -> ArgsRule:
+@lru_cache(maxsize=256)
+def mode_rule(mode: str, ignored: tuple[str, ...] = ()) -> ArgsRule:
+    """The rule of an args mode, leaving out ``ignored`` paths (not for ``ignore``, which
+    compares nothing anyway)."""
+    if not ignored or mode == "ignore":
+        return _MODE_RULES[mode]
+    return ArgsRule(mode, ignored=ignored)  # type: ignore[arg-type]
+
+
+def check_key_paths(value: object, *, where: str) -> tuple[str, ...]:
+    """Dotted key paths: a list of non-empty strings (one string is one path)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(k, str) and k.strip() and "" not in k.split(".") for k in value
+    ):
+        raise ValueError(
+            f"invalid {where} {value!r}: must be a list of key names (dotted paths such as "
+            "'meta.ts' reach into nested dicts)"
+        )
+    return tuple(dict.fromkeys(k.strip() for k in value))
+
+
+def _rule_for_override(tool: object, value: object, ignored: tuple[str, ...]) -> ArgsRule:
     if not isinstance(tool, str):
         raise ValueError(
             f"tool_args_match_overrides keys must be tool names (str), got {safe_repr(tool, 60)}"
         )
     if isinstance(value, str):
         check_tool_args_mode(value, where=f"tool_args_match_overrides[{tool!r}]")
-        return _MODE_RULES[value]
+        return mode_rule(value, ignored)
+    if isinstance(value, Mapping) and set(value) == {"ignore_keys"}:
+        own = check_key_paths(
+            value["ignore_keys"], where=f"tool_args_match_overrides[{tool!r}]['ignore_keys']"
+        )
+        return mode_rule("exact", tuple(dict.fromkeys((*ignored, *own))))
     if isinstance(value, list | tuple):
         if not value or not all(isinstance(k, str) and k for k in value):
             raise ValueError(
@@ -175,18 +287,26 @@ def _rule_for_override(tool: object, value: object) -> ArgsRule:
         return ArgsRule("callable", func=value)
     raise ValueError(
         f"invalid tool_args_match_overrides[{tool!r}] {safe_repr(value, 60)}: must be one of "
-        f"{_choices(TOOL_ARGS_MATCH_MODES)}, a list of keys, or a callable "
-        "(output_args, reference_args) -> bool"
+        f"{_choices(TOOL_ARGS_MATCH_MODES)}, a list of keys, or a callable (output_args, "
+        "reference_args) -> bool | (bool, reason), or {'ignore_keys': [key paths]}"
     )
 
 
 @dataclass(frozen=True, slots=True)
 class MatchConfig:
-    """A validated combination of trajectory mode, args mode and per-tool overrides."""
+    """A validated combination of trajectory mode, args mode and per-tool overrides.
+
+    ``ignore_keys`` are left out of every mode rule's comparison, for every tool.
+    ``allow_empty=False`` refuses comparisons that would pass on nothing: a reference without
+    messages (without tool calls where the mode compares only calls) and an output without
+    messages against a reference that has some.
+    """
 
     mode: str = "strict"
     tool_args: str = "exact"
     overrides: Mapping[str, ArgsRule] | None = None
+    ignore_keys: tuple[str, ...] = ()
+    allow_empty: bool = True
 
     def rule_for(self, tool: str) -> ArgsRule:
         """The args rule that applies to calls of ``tool``."""
@@ -194,11 +314,11 @@ class MatchConfig:
             rule = self.overrides.get(tool)
             if rule is not None:
                 return rule
-        return _MODE_RULES[self.tool_args]
+        return mode_rule(self.tool_args, self.ignore_keys)
 
     def rules(self) -> list[ArgsRule]:
         """Every rule in force: the default one and each override's."""
-        return [_MODE_RULES[self.tool_args], *(self.overrides or {}).values()]
+        return [mode_rule(self.tool_args, self.ignore_keys), *(self.overrides or {}).values()]
 
     @property
     def key(self) -> str:
@@ -210,10 +330,16 @@ def make_config(
     mode: object = "strict",
     tool_args: object = "exact",
     overrides: Mapping[str, object] | None = None,
+    *,
+    ignore_keys: object = None,
+    allow_empty: object = True,
 ) -> MatchConfig:
     """Validate every mode and override value, raising ``ValueError`` that lists the valid ones."""
     checked_mode = check_trajectory_mode(mode)
     checked_args = check_tool_args_mode(tool_args)
+    ignored = () if ignore_keys is None else check_key_paths(ignore_keys, where="ignore_keys")
+    if not isinstance(allow_empty, bool):
+        raise ValueError(f"invalid allow_empty {allow_empty!r}: must be True or False")
     rules: dict[str, ArgsRule] | None = None
     if overrides is not None:
         if not isinstance(overrides, Mapping):
@@ -221,5 +347,7 @@ def make_config(
                 "tool_args_match_overrides must be a dict of tool name -> args mode, key list or "
                 f"callable, got {type(overrides).__name__}"
             )
-        rules = {tool: _rule_for_override(tool, value) for tool, value in overrides.items()}
-    return MatchConfig(checked_mode, checked_args, rules or None)
+        rules = {
+            tool: _rule_for_override(tool, value, ignored) for tool, value in overrides.items()
+        }
+    return MatchConfig(checked_mode, checked_args, rules or None, ignored, allow_empty)
