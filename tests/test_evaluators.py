@@ -408,6 +408,45 @@ def test_identical_bad_sides_are_refused_not_passed(
     assert (info.value.side, info.value.index, info.value.field) == ("outputs", 1, field)
 
 
+def _langchain_calls_elsewhere() -> list[Any]:
+    """LangChain messages whose calls are not in ``tool_calls``: OpenAI-style ones kept in
+    ``additional_kwargs``, and Anthropic ``tool_use`` blocks in the content."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    openai_call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "SZ"}'},
+    }
+    tool_use = {"type": "tool_use", "id": "c2", "name": "get_weather", "input": {"city": "SZ"}}
+    return [
+        HumanMessage("Weather in Suzhou?"),
+        AIMessage(content="", additional_kwargs={"tool_calls": [openai_call]}),
+        AIMessage(content=[tool_use]),
+    ]
+
+
+@pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
+def test_langchain_calls_outside_tool_calls_are_read_not_skipped(mode: str) -> None:
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)  # type: ignore[arg-type]
+    without_calls = [
+        {"role": "user", "content": "Weather in Suzhou?"},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant", "content": ""},
+    ]
+    with_calls = _langchain_calls_elsewhere()
+    calls = {"name": "get_weather", "args": {"city": "SZ"}}
+    as_dicts = [
+        without_calls[0],
+        {"role": "assistant", "content": "", "tool_calls": [calls]},
+        {"role": "assistant", "content": "", "tool_calls": [calls]},
+    ]
+    assert evaluator(outputs=with_calls, reference_outputs=as_dicts)["score"] is True
+    assert evaluator(outputs=with_calls, reference_outputs=with_calls)["score"] is True
+    if mode != "superset":  # the output makes two calls the reference lacks
+        assert evaluator(outputs=with_calls, reference_outputs=without_calls)["score"] is False
+
+
 def test_a_passing_report_builds_its_trajectories_from_what_was_evaluated() -> None:
     from pytest_agenttraj import to_trajectory
     from pytest_agenttraj.core.matching.rules import make_config

@@ -734,6 +734,8 @@ def test_report_exposes_config_and_trajectories() -> None:
 # take shortcuts (positional pairing in strict mode, one-pass pairing otherwise). The same
 # trajectories with the arguments as dicts (one object per call) take the general pairing path;
 # both must reach the same verdict and the same problems, and every pair must be a valid one.
+# The evaluators' entry point decides passing chat dicts and LangChain messages without building
+# them (core/fastpath.py): it must agree too, whatever form each side takes.
 
 _ARGS_POOL: list[Args] = [{}, {"city": "SF"}, {"city": "NYC"}, {"q": [1, 2], "deep": {"k": True}}]
 _calls = st.lists(
@@ -763,6 +765,24 @@ def _as_messages(
         messages.extend(tool() for _ in batch)
     messages.append({"role": last, "content": "Done."})
     return messages
+
+
+def _as_langchain(messages: list[Any]) -> list[Any]:
+    """The dict-args form of ``_as_messages`` as the LangChain messages an agent returns."""
+    out: list[Any] = []
+    for i, message in enumerate(messages):
+        role, content = message["role"], message["content"]
+        if role == "assistant":
+            calls = [
+                {"name": c["name"], "args": c["args"], "id": f"c{i}-{p}", "type": "tool_call"}
+                for p, c in enumerate(message.get("tool_calls") or [])
+            ]
+            out.append(AIMessage(content=content, tool_calls=calls))
+        elif role == "tool":
+            out.append(ToolMessage(content=content, tool_call_id=f"t{i}"))
+        else:
+            out.append(HumanMessage(content=content))
+    return out
 
 
 @st.composite
@@ -826,6 +846,17 @@ def test_shortcuts_agree_with_the_general_pairing(
             assert report.reference[r.message].tool_calls[r.position] == r.call
     assert evaluated.output == to_trajectory(output_messages)
     assert evaluated.reference == to_trajectory(reference_messages)
+    # LangChain messages, against a reference of chat dicts or of LangChain messages too
+    langchain_output = _as_langchain(_as_messages(output_calls, out_groups, False, last))
+    langchain_reference = _as_langchain(_as_messages(reference_calls, ref_groups, False))
+    for reference in (reference_messages, langchain_reference):
+        _, evaluated = evaluate_trajectory(langchain_output, reference, config)
+        assert evaluated.matched == general.matched
+        assert kinds(evaluated) == kinds(general)
+        assert len(evaluated.pairs) == len(general.pairs)
+        for o, r in evaluated.pairs:
+            assert o.call.name == r.call.name
+            assert evaluated.output[o.message].tool_calls[o.position] == o.call
     if fast.matched:
         assert (
             len(fast.pairs)

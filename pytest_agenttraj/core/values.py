@@ -57,9 +57,6 @@ MISSING: Any = _Missing()
 _NAN = ("nan",)
 
 
-_STR = frozenset({str})  # set(map(type, keys)) <= _STR: every key exactly a str
-
-
 class Matcher:
     """A value in reference arguments that stands for every actual value it accepts.
 
@@ -92,19 +89,15 @@ def canonical(value: Any) -> Hashable:
     if kind is str or kind is int or value is None:
         return value  # type: ignore[no-any-return]
     if kind is dict:
-        if set(map(type, value)) <= _STR:
-            # Plain string keys (every JSON object): sorting the keys alone is enough. Strings
-            # and ints are their own stand-ins, without a call.
-            return (
-                "d",
-                tuple(
-                    [
-                        (k, v if (t := type(v)) is str or t is int else canonical(v))
-                        for k, v in sorted(value.items())
-                    ]
-                ),
-            )
-        return _canonical_mapping(value)
+        items: list[tuple[str, Hashable]] = []
+        add = items.append
+        for k, v in value.items():
+            if type(k) is not str:
+                return _canonical_mapping(value)
+            # Strings and ints are their own stand-ins, without a call.
+            add((k, v if (t := type(v)) is str or t is int else canonical(v)))
+        items.sort()  # by key alone: keys are distinct, values are never compared
+        return ("d", tuple(items))
     if kind is list or kind is tuple:
         return (
             "l",

@@ -109,10 +109,10 @@ def _pair_equal(
     """Pair what some maximum pairing pairs anyway: equal args.
 
     For a hashable rule equal keys <=> match (when the reference args hold no matcher; one that
-    does has a key no output shares, since a matcher equals only itself), so this pairing is
-    already maximum. Under inclusion equal args match both ways, and an exchange argument shows
-    some maximum pairing pairs them with each other: they are found by their JSON text, which is
-    cheap and proves equality (a matcher has no JSON text).
+    does has a key no output shares, since a matcher equals only an equal matcher), so this
+    pairing is already maximum. Under inclusion equal args match both ways, and an exchange
+    argument shows some maximum pairing pairs them with each other: they are found by their JSON
+    text, which is cheap and proves equality (a matcher has no JSON text).
     """
     if rule.kind in ("subset", "superset"):
         _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)

@@ -117,14 +117,16 @@ def call_refs(trajectory: Trajectory) -> list[CallRef]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
 class PairParts:
     """Paired calls in output order, kept in parts until read: each part is a list of pairs, or
     a row ``(output index, reference index, order)`` of two messages whose calls pair as
     ``order`` says (``order[i]`` is the reference position of output call ``i``)."""
 
-    sides: Sides
-    parts: list[Pairs | tuple[int, int, tuple[int, ...]]]
+    __slots__ = ("parts", "sides")
+
+    def __init__(self, sides: Sides, parts: list[Pairs | tuple[int, int, tuple[int, ...]]]) -> None:
+        self.sides = sides
+        self.parts = parts
 
     def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
         output, reference = self.sides.output, self.sides.reference
@@ -138,13 +140,15 @@ class PairParts:
                 yield CallRef(o_index, i, out_calls[i]), CallRef(r_index, j, ref_calls[j])
 
 
-@dataclass(frozen=True, slots=True)
 class FlatPairs:
     """Paired calls in output order, from ``partner`` (the reference call index of each output
     call, in the order of ``call_refs``; -1 for none), built when read."""
 
-    sides: Sides
-    partner: list[int]
+    __slots__ = ("partner", "sides")
+
+    def __init__(self, sides: Sides, partner: list[int]) -> None:
+        self.sides = sides
+        self.partner = partner
 
     def __iter__(self) -> Iterator[tuple[CallRef, CallRef]]:
         references = call_refs(self.sides.reference)
@@ -168,6 +172,23 @@ class MatchReport:
     problems: tuple[Problem, ...] = ()
     call_pairs: Iterable[tuple[CallRef, CallRef]] = field(default=(), repr=False, compare=False)
     rows: tuple[tuple[int | None, int | None], ...] | None = None
+
+    @classmethod
+    def passing(
+        cls, config: MatchConfig, sides: Sides, call_pairs: Iterable[tuple[CallRef, CallRef]]
+    ) -> MatchReport:
+        """The report of a match (no problems, no strict rows), built without the dataclass's
+        field-by-field initialisation: the fast path makes one per passing evaluation."""
+        report = object.__new__(cls)
+        report.__dict__.update(
+            config=config,
+            sides=sides,
+            matched=True,
+            problems=(),
+            call_pairs=call_pairs,
+            rows=None,
+        )
+        return report
 
     @cached_property
     def output(self) -> Trajectory:

@@ -21,6 +21,7 @@ __all__ = [
     "opt_str",
     "parse_args",
     "role",
+    "scan_json",
     "scan_object",
 ]
 
@@ -40,18 +41,19 @@ Memo = dict[str, dict[str, Any]]
 """Arguments text -> parsed dict, shared by both sides of one evaluation so that each distinct
 text is parsed once."""
 
-# The JSON scanner json.loads runs, called directly: it skips the wrapper's per-call checks, which
-# are a third of the cost for short argument texts. Anything it does not parse to the end (leading
-# or trailing space, errors) goes through json.loads, so results and errors are the same.
-_scan_json: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+scan_json: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
     json.JSONDecoder()  # type: ignore[arg-type]  # typeshed declares the class, not its context
 )
+"""The JSON scanner json.loads runs, called directly: ``scan_json(text, 0)`` is ``(value, end)``.
+It skips the wrapper's per-call checks, which are a third of the cost for short argument texts;
+anything it does not parse to the end (leading or trailing space, errors) goes through
+``json.loads``, so results and errors are the same."""
 
 
 def scan_object(text: str) -> dict[str, Any] | None:
     """``text`` parsed by the JSON scanner if it is exactly one JSON object, else ``None``."""
     try:
-        value, end = _scan_json(text, 0)
+        value, end = scan_json(text, 0)
     except (StopIteration, ValueError, RecursionError):
         return None
     return value if end == len(text) and type(value) is dict else None

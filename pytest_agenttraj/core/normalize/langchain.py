@@ -20,9 +20,9 @@ from . import anthropic
 from .chat import dict_call
 from .fields import Memo, call_name, opt_str, parse_args, role
 
-__all__ = ["is_message", "message"]
+__all__ = ["LANGCHAIN_ROLES", "is_message", "message"]
 
-_TYPES: dict[str, Role] = {
+LANGCHAIN_ROLES: dict[str, Role] = {
     "human": "user",
     "ai": "assistant",
     "AIMessageChunk": "assistant",
@@ -34,6 +34,7 @@ _TYPES: dict[str, Role] = {
     "function": "function",
     "FunctionMessageChunk": "function",
 }
+"""The role of each LangChain message ``type`` (``chat`` messages carry their own)."""
 
 
 def is_message(value: Any) -> bool:
@@ -68,7 +69,7 @@ def message(value: Any, index: int, memo: Memo) -> Message:
     if kind in ("chat", "ChatMessageChunk"):
         message_role = role(fields.get("role"), index)
     else:
-        found = _TYPES.get(kind) if isinstance(kind, str) else None
+        found = LANGCHAIN_ROLES.get(kind) if isinstance(kind, str) else None
         if found is None:
             raise TrajectoryFormatError(
                 f"unsupported LangChain message type {safe_repr(kind, 60)} "
