@@ -881,7 +881,7 @@ def test_deep_or_cyclic_arguments_give_a_verdict_or_say_so(mode: str) -> None:
     cases = [
         (_arg_call(_deep(2000)), _arg_call({"a": 1}), "nest more than 100 levels deep"),
         (_arg_call({"a": 1}), _arg_call(_deep(3000)), "nest more than 100 levels deep"),
-        (_arg_call(cyclic), _arg_call({}), "refer to themselves"),
+        (_arg_call(cyclic), _arg_call({"self": {}}), "refer to themselves"),
         (text_call, _arg_call({}), "nest too deep to be read"),
     ]
     for outputs, reference, text in cases:
@@ -889,6 +889,10 @@ def test_deep_or_cyclic_arguments_give_a_verdict_or_say_so(mode: str) -> None:
             evaluator(outputs=outputs, reference_outputs=reference)
         assert caught.value.index == 0
         assert "tool 'f'" in str(caught.value)
+    # args that differ in their keys need no deeper look: a verdict, and a diff that prints
+    result = evaluator(outputs=_arg_call(cyclic), reference_outputs=_arg_call({}))
+    assert result["score"] is False
+    assert "self" in str(result["comment"])
     # arguments nested within the limit get a verdict
     deep = _arg_call(_deep(90))
     assert evaluator(outputs=deep, reference_outputs=copy.deepcopy(deep))["score"]

@@ -521,6 +521,34 @@ def test_optimal_pairing_with_superset_args(mode: str) -> None:
     assert sorted(pairs(report)) == [(1, 0, 1, 0), (1, 1, 1, 1)]
 
 
+@pytest.mark.parametrize(("mode", "args_mode"), [("subset", "subset"), ("superset", "superset")])
+def test_identical_calls_leave_the_only_partner_of_a_specific_one(
+    mode: str, args_mode: str
+) -> None:
+    # Many identical calls fit every call of the other side; one specific call fits only the
+    # first. First-fit gives that one to an identical call; the pairing must still cover all.
+    many = [call("f", q="x") for _ in range(30)] + [call("f", q="x", id=0)]
+    others = [call("f", q="x", id=i) for i in range(31)]
+    small, big = (many, others) if mode == "subset" else (others, many)
+    report = match([user(), ai(*small)], [user(), ai(*big)], "unordered", args_mode)
+    assert_matched(report)
+    specific = next(
+        p for p in report.pairs if p[0 if mode == "subset" else 1].call.args.get("id") == 0
+    )
+    assert specific[0].call.args == specific[1].call.args == {"q": "x", "id": 0}
+    extra = call("f", q="y")  # fits nothing: exactly one problem
+    report = match(
+        [user(), ai(*small, extra)] if mode == "subset" else [user(), ai(*small)],
+        [user(), ai(*big)] if mode == "subset" else [user(), ai(*big, extra)],
+        "unordered",
+        args_mode,
+    )
+    assert not report.matched
+    assert [p.kind for p in report.problems] == [
+        "unexpected_call" if mode == "subset" else "missing_call"
+    ]
+
+
 def test_optimal_pairing_with_a_callable_override() -> None:
     def close_enough(out: dict[str, Any], ref: dict[str, Any]) -> bool:
         return bool(abs(out["t"] - ref["t"]) <= 1)

@@ -11,15 +11,15 @@ match: exact, ignore, subset, superset, also with ignored keys; not key lists or
 Where empty sides are refused (``allow_empty=False``), a side without messages or a reference
 without calls is left to the general path.
 
-How: one walk per side records which messages make calls, each call's tool name and arguments
-(the text, or the dict), and parses each distinct text once. Calls pair by *key*: the arguments
-text when both sides hold only texts (equal texts are equal values), else each call's canonical
-value (``values.canonical``, the general path's own equality; a value matcher has none, so
-reference calls holding one never pair here), or the tool alone where arguments are ignored. The
-sides match when the keys pair up as the mode requires: in strict mode, the same roles and,
-message by message, the same multiset of keys; in the others, over all calls. Anything the walk
-does not prove (another input form, a difference, a malformed message) returns ``None``, and the
-general path decides and explains.
+How: one walk per side records the roles, which messages make calls, and each call's tool name
+and arguments (the text, or the dict). Calls pair by *key*: the arguments text when both sides
+hold only texts (equal texts are equal values), else each call's canonical value
+(``values.canonical``, the general path's own equality), or the tool alone where arguments are
+ignored. The sides match when the keys pair up as the mode requires: in strict mode, message by
+message, the same roles and the same multiset of tools and keys; in the others, over all calls.
+Only then is each distinct text parsed once to check it is one JSON object, so a failing
+evaluation parses nothing here. Anything not proven (another input form, a difference, a
+malformed message) returns ``None``, and the general path decides and explains.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .matching.report import FlatPairs, MatchReport
 from .matching.rules import MatchConfig
 from .model import Role, Trajectory
 from .normalize import Memo, to_trajectory
-from .normalize.fields import ROLE_ALIASES, scan_json, scan_object
+from .normalize.fields import ROLE_ALIASES, scan_object
 from .normalize.langchain import LANGCHAIN_ROLES, is_message
 from .values import canonical
 
@@ -52,56 +52,68 @@ def verdict(outputs: Any, reference_outputs: Any, config: MatchConfig) -> MatchR
     docstring)."""
     if not (applies(config) and _may_walk(outputs) and _may_walk(reference_outputs)):
         return None
-    parsed: _Parsed = {}
-    # Read first the side whose calls may go unpaired; then every call of the other must pair,
-    # so when keys are the arguments texts, a text not seen yet ends the walk early.
-    first, second = (
-        (reference_outputs, outputs) if config.mode == "subset" else (outputs, reference_outputs)
-    )
-    walked = _walk(first, parsed)
-    if walked is None:
+    output = _walk(outputs)
+    reference = _walk(reference_outputs) if output is not None else None
+    if output is None or reference is None:
         return None
-    # Parsed values are kept only where keys will be values: holding a thousand parsed dicts
-    # costs a passing evaluation more than parsing them again costs a failing one.
-    known_only = (
-        walked.texts_only
-        and config.tool_args != "ignore"
-        and not any(rule.kind == "ignore" for rule in (config.overrides or {}).values())
-    )
-    other = _walk(second, parsed, known_only=known_only, keep=not walked.texts_only)
-    if other is None:
-        return None
-    output, reference = (other, walked) if config.mode == "subset" else (walked, other)
     if not config.allow_empty and _maybe_vacuous(output, reference, config.mode):
         return None  # the general path refuses it, or compares it, and says why
     by_text = output.texts_only and reference.texts_only
     try:
-        out_keys = _keys(output, config, parsed, by_text)
-        ref_keys = _keys(reference, config, parsed, by_text)
+        values = (output.args, reference.args) if by_text else _values(output, reference)
     except RecursionError:
         return None  # arguments nested too deep: the general path names the call
-    sides = DeferredSides(outputs, reference_outputs)
+    if values is None:
+        return None
+    out_keys, ref_keys = _keys(output, config, values[0]), _keys(reference, config, values[1])
     if config.mode == "strict":
         partner = _strict_partner(output, reference, out_keys, ref_keys)
-        if partner is None:
-            return None
     else:
         partner = _partner_by_key(out_keys, ref_keys, config.mode)
-        if partner is None or not _same_names(output.names, reference.names, partner):
-            return None
+        if partner is not None and not _same_names(output.names, reference.names, partner):
+            partner = None
+    # Texts are checked only now, once the calls pair: a failing evaluation parses nothing here.
+    if partner is None or (by_text and not _all_objects(output.args, reference.args)):
+        return None
+    sides = DeferredSides(outputs, reference_outputs)
     return MatchReport.passing(config, sides, FlatPairs(sides, partner))
 
 
-_Parsed = dict[str, dict[str, Any] | None]
-"""Arguments texts checked during one verdict, with their parsed value where it was kept."""
+def _all_objects(*texts: list[str]) -> bool:
+    """Whether every arguments text is exactly one JSON object (each distinct text parsed once,
+    the value dropped: keeping a thousand parsed dicts costs more than parsing them again in
+    the rare case the trajectories are built)."""
+    checked: set[str] = set()
+    for side in texts:
+        for text in side:
+            if text not in checked:
+                if scan_object(text) is None:
+                    return False
+                checked.add(text)
+    return True
 
 
-def _value(args: Any, parsed: _Parsed) -> Any:
-    """The value of one call's arguments: the dict, or the (checked) text parsed."""
-    if type(args) is not str:
-        return args
-    value = parsed.get(args)
-    return value if value is not None else scan_object(args)
+def _values(
+    output: _Skeleton, reference: _Skeleton
+) -> tuple[list[Hashable], list[Hashable]] | None:
+    """The canonical value of each call's arguments on both sides (texts parsed once each),
+    or ``None`` if a text is not exactly one JSON object."""
+    parsed: dict[str, dict[str, Any]] = {}
+    sides: list[list[Hashable]] = []
+    for skeleton in (output, reference):
+        keys: list[Hashable] = []
+        for args in skeleton.args:
+            if type(args) is str:
+                value = parsed.get(args)
+                if value is None:
+                    value = scan_object(args)
+                    if value is None:
+                        return None
+                    parsed[args] = value
+                args = value
+            keys.append(canonical(args))
+        sides.append(keys)
+    return sides[0], sides[1]
 
 
 class _Skeleton(NamedTuple):
@@ -146,15 +158,9 @@ def _may_walk(value: Any) -> bool:
 
 
 # One loop with every check inline: it is the cost of each passing evaluation.
-def _walk(  # noqa: C901
-    value: list[Any], parsed: _Parsed, *, known_only: bool = False, keep: bool = False
-) -> _Skeleton | None:
-    """The skeleton of ``value`` when it is a list of plain messages, else ``None``.
-
-    Each distinct arguments text is parsed once to check it and noted in ``parsed``, with its
-    value if ``keep``. With ``known_only``, a text not there already ends the walk: the caller
-    knows such a call could not pair.
-    """
+def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
+    """The skeleton of ``value`` when it is a list of plain messages, else ``None``. Arguments
+    texts are not parsed here (see ``verdict``)."""
     roles: list[Role | None] = []
     rows: list[int] = []
     counts: list[int] = []
@@ -183,13 +189,6 @@ def _walk(  # noqa: C901
                         text = function["arguments"]
                         if type(name) is not str or not name or type(text) is not str:
                             return None
-                        if text not in parsed:
-                            if known_only:
-                                return None
-                            found, end = scan_json(text, 0)
-                            if end != len(text) or type(found) is not dict:
-                                return None
-                            parsed[text] = found if keep else None
                         add_name(name)
                         add_args(text)
                     add_row(index)
@@ -220,8 +219,8 @@ def _walk(  # noqa: C901
             else:
                 return None
             add_role(role)
-    except (KeyError, TypeError, AttributeError, StopIteration, ValueError, RecursionError):
-        return None  # StopIteration, ValueError: arguments text that is not JSON
+    except (KeyError, TypeError, AttributeError):
+        return None
     return _Skeleton(roles, rows, counts, names, args, texts_only)
 
 
@@ -231,13 +230,10 @@ def _maybe_vacuous(output: _Skeleton, reference: _Skeleton, mode: str) -> bool:
 
 
 def _keys(
-    skeleton: _Skeleton, config: MatchConfig, parsed: _Parsed, by_text: bool
+    skeleton: _Skeleton, config: MatchConfig, values: Sequence[Hashable]
 ) -> Sequence[Hashable]:
-    """Each call's pairing key: its arguments text (``by_text``) or canonical value, or its tool
-    name where args are ignored."""
-    values: Sequence[Hashable] = (
-        skeleton.args if by_text else [canonical(_value(a, parsed)) for a in skeleton.args]
-    )
+    """Each call's pairing key: its arguments (``values``: texts, or canonical values), or its
+    tool name where args are ignored."""
     if not config.overrides:
         return skeleton.names if config.tool_args == "ignore" else values
     ignored = {name for name in set(skeleton.names) if config.rule_for(name).kind == "ignore"}

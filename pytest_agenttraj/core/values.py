@@ -29,7 +29,7 @@ __all__ = [
     "json_text",
     "lookup_path",
     "safe_repr",
-    "same_value",
+    "signature",
     "value_matches",
     "without_paths",
 ]
@@ -135,6 +135,16 @@ _encode = json.JSONEncoder(
 ).encode
 
 
+def signature(args: Mapping[Any, Any]) -> Hashable:
+    """A cheap stand-in for an arguments dict that equal dicts always share (``canonical``
+    equality implies equal signatures; the converse need not hold): its keys, each with its
+    value where that is a string. Calls whose signatures differ need no ``canonical`` to tell
+    them apart."""
+    return frozenset(
+        [(str(k), str.__str__(v) if isinstance(v, str) else None) for k, v in args.items()]
+    )
+
+
 def json_text(value: Any) -> str | None:
     """``value`` as compact JSON text with sorted keys, or ``None`` when JSON cannot encode it.
 
@@ -145,15 +155,6 @@ def json_text(value: Any) -> str | None:
         return _encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
-
-
-def same_value(one: Any, other: Any) -> bool:
-    """Whether two values are equal as JSON values; strings compare directly."""
-    if one is other:
-        return True
-    if type(one) is str and type(other) is str:
-        return bool(one == other)
-    return canonical(one) == canonical(other)
 
 
 def _canonical_mapping(value: Mapping[Any, Any]) -> Hashable:

@@ -11,11 +11,11 @@ args holding value matchers are paired in :mod:`.matcher_pairing`.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..model import Trajectory
-from ..values import canonical, json_text
+from ..values import canonical, json_text, signature
 from .assignment import complete_matching
 from .explain import call_problems
 from .matcher_pairing import pair_with_matchers, sees_matchers
@@ -116,6 +116,8 @@ def _pair_equal(
     """
     if rule.kind in ("subset", "superset"):
         _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)
+    elif rule.kind == "exact":
+        _pair_equal_values(out_args, ref_args, match_out, match_ref, rule.key)
     elif rule.hashable:
         _pair_by_key(out_args, ref_args, match_out, match_ref, rule.key)
 
@@ -217,29 +219,122 @@ def _pair_by_key(
                 match_out[i], match_ref[j] = j, i
 
 
+def _pair_equal_values(
+    out_args: list[Args],
+    ref_args: list[Args],
+    match_out: list[int],
+    match_ref: list[int],
+    key: Callable[[Args], Hashable | None],
+) -> None:
+    """Pair unpaired calls with equal args in order, as ``_pair_by_key`` does with ``key`` (the
+    canonical value), computing that costly key only for calls whose cheap ``signature`` some
+    call on the other side shares: where most calls differ, most keys are never computed."""
+    out_ids, ref_ids = _sharing_signatures(out_args, ref_args, match_out, match_ref)
+    buckets: dict[Hashable, deque[int]] = defaultdict(deque)
+    for j in ref_ids:
+        buckets[key(ref_args[j])].append(j)
+    for i in out_ids:
+        bucket = buckets.get(key(out_args[i]))
+        if bucket:
+            j = bucket.popleft()
+            match_out[i], match_ref[j] = j, i
+
+
+def _sharing_signatures(
+    out_args: list[Args], ref_args: list[Args], match_out: list[int], match_ref: list[int]
+) -> tuple[list[int], list[int]]:
+    """The unpaired calls of each side (in order) whose signature an unpaired call of the other
+    side shares."""
+    signatures: dict[int, Hashable] = {}
+
+    def signature_of(args: Args) -> Hashable:
+        name = id(args)  # calls whose arguments came from one text share one dict
+        if name not in signatures:
+            signatures[name] = signature(args)
+        return signatures[name]
+
+    by_signature: dict[Hashable, list[int]] = defaultdict(list)
+    for j, args in enumerate(ref_args):
+        if match_ref[j] == -1:
+            by_signature[signature_of(args)].append(j)
+    out_ids: list[int] = []
+    ref_ids: set[int] = set()
+    for i, args in enumerate(out_args):
+        if match_out[i] == -1:
+            shared = by_signature.get(signature_of(args))
+            if shared:
+                out_ids.append(i)
+                ref_ids.update(shared)
+    return out_ids, sorted(ref_ids)
+
+
 def _containing(
     small: list[Args], big: list[Args], big_taken: list[int]
 ) -> Callable[[int], Iterable[int]]:
     """For each ``small`` index, the ``big`` indices whose args contain all of its top-level
     items (JSON-equal values), found through an index of items rather than by trying pairs.
-    Still-free candidates come first."""
+
+    Calls with the same items share one candidate list and a cursor past its taken prefix, so
+    that a run of identical calls walks the list once instead of once per call; candidates are
+    given from the cursor on, then the taken ones before it.
+    """
     postings: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
     for j, args in enumerate(big):
         for k, v in args.items():
             postings[(k, canonical(v))].append(j)
-    every = range(len(big))
+    every = list(range(len(big)))
+    groups: dict[int, _Candidates] = {}  # by id(args): calls from one text share one dict
+    by_items: dict[frozenset[tuple[str, Hashable]], _Candidates] = {}
 
     def candidates(i: int) -> Iterable[int]:
-        items = [(k, canonical(v)) for k, v in small[i].items()]
-        if not items:
-            found: Iterable[int] = every
-        else:
-            lists = sorted((postings.get(item, []) for item in items), key=len)
-            if not lists[0]:
-                return ()
-            others = [set(lst) for lst in lists[1:]]
-            found = [j for j in lists[0] if all(j in other for other in others)]
-        free = [j for j in found if big_taken[j] == -1]
-        return free + [j for j in found if big_taken[j] != -1]
+        args = small[i]
+        group = groups.get(id(args))
+        if group is None:
+            items = frozenset((k, canonical(v)) for k, v in args.items())
+            group = by_items.get(items)
+            if group is None:
+                group = by_items[items] = _Candidates(_holding(items, postings, every))
+            groups[id(args)] = group
+        return group.from_first_free(big_taken)
 
     return candidates
+
+
+def _holding(
+    items: frozenset[tuple[str, Hashable]],
+    postings: Mapping[tuple[str, Hashable], list[int]],
+    every: list[int],
+) -> list[int]:
+    """The indices (in order) whose args hold every one of ``items``."""
+    if not items:
+        return every
+    lists = sorted((postings.get(item, []) for item in items), key=len)
+    if not lists[0]:
+        return []
+    others = [set(lst) for lst in lists[1:]]
+    return [j for j in lists[0] if all(j in other for other in others)]
+
+
+class _Candidates:
+    """One candidate list and how far its prefix is known to be taken."""
+
+    __slots__ = ("cursor", "found")
+
+    def __init__(self, found: list[int]) -> None:
+        self.found = found
+        self.cursor = 0
+
+    def from_first_free(self, taken: list[int]) -> Iterator[int]:
+        found, at = self.found, self.cursor
+        while at < len(found) and taken[found[at]] != -1:
+            at += 1
+        self.cursor = at
+        return _rotated(found, at)
+
+
+def _rotated(found: list[int], at: int) -> Iterator[int]:
+    """``found`` from ``at`` on, then its start: lazily, since the caller mostly takes one."""
+    for index in range(at, len(found)):
+        yield found[index]
+    for index in range(at):
+        yield found[index]

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from ..model import Message, ToolCall
-from ..values import MISSING, ArgDiff, safe_repr, same_value
+from ..values import MISSING, ArgDiff, safe_repr
 from .report import CallProblem, CallRef, Pairs, Problem
 from .rules import ArgsRule, MatchConfig
 
@@ -95,11 +95,18 @@ def _closest(
 
 
 def _distance(one: Mapping[str, Any], other: Mapping[str, Any]) -> int:
-    """How many top-level keys two arg dicts disagree on (missing on one side, or unequal)."""
+    """How many top-level keys two arg dicts disagree on (missing on one side, or unequal).
+
+    Only a ranking: values compare by Python's ``==``, which differs from JSON equality only at
+    its edges (``True == 1``, a tuple and its list); the closest call's diff is exact.
+    """
     differ = len(one.keys() ^ other.keys())
     for key, value in one.items():
-        if key in other and not same_value(value, other[key]):
-            differ += 1
+        if key in other:
+            try:
+                differ += bool(value != other[key])
+            except Exception:  # a value whose comparison raises (or is not a bool) differs
+                differ += 1
     return differ
 
 

@@ -52,7 +52,7 @@ class CallRef(NamedTuple):
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a long failing comparison builds one per unpaired call
 class CallProblem:
     """A call left unpaired, with the closest candidate on the other side and what differs.
 
@@ -73,7 +73,7 @@ class CallProblem:
     """What a callable override said when it refused the closest call."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as CallProblem
 class Problem:
     """One reason the trajectories do not match, as a one-line text plus structured detail."""
 
