@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install lint test demo bench clean
+.PHONY: install compile lint test demo bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,19 +14,24 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Byte-compile the package once: where PYTHONDONTWRITEBYTECODE is set, every pytest process
+# (each xdist worker, each test's inner run) would otherwise compile it again.
+compile: install
+	$(BIN)/python -m compileall -q pytest_agenttraj examples benchmarks
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy pytest_agenttraj
 	$(BIN)/lint-imports
 
-test: lint
+test: lint compile
 	$(BIN)/python -m pytest -n auto --dist worksteal
 
-demo: install
+demo: compile
 	$(BIN)/python examples/run_demo.py
 
-bench: install
+bench: compile
 	$(BIN)/python benchmarks/bench_matching.py
 	$(BIN)/python benchmarks/bench_graded.py
 	$(BIN)/python benchmarks/bench_matchers.py

@@ -45,3 +45,9 @@ def scripted_model() -> Callable[..., Any]:
         return ScriptedChatModel(list(replies), **fields)
 
     return make
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest test (the demo's sessions) first, so that pytest-xdist starts it at once
+    instead of leaving one worker running it alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("demo") is None)

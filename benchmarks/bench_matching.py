@@ -11,7 +11,13 @@ What it measures (median wall time per evaluator call, ``time.perf_counter``):
 5. scaling of our matcher from 125 to 4,000 calls (fitted exponent b of time ~ a*n^b);
 6. import cost of ``import pytest_agenttraj`` vs ``import openevals`` in fresh processes
    (bytecode of both cached alike in a temporary ``PYTHONPYCACHEPREFIX``), and whether
-   importing our package pulls in ``langchain_core`` / ``langsmith``.
+   importing our package pulls in ``langchain_core`` / ``langsmith``;
+7. what users pass: the LangChain messages of a ``create_agent`` run (the weather agent of
+   ``examples/``) against its chat-dict reference, and 1,000 calls of one tool permuted inside
+   their messages in strict mode;
+8. the failing path and first-fit's quadratic case: every call's arguments changed (unordered),
+   and identical output calls against references with distinct ids (subset args), at 1,000
+   calls and growing to 10,000 (fitted exponent).
 
 Both implementations are called through the same public API
 (``create_trajectory_match_evaluator(...)(outputs=..., reference_outputs=...)``) on the same
@@ -34,6 +40,7 @@ import json.scanner
 import math
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -522,6 +529,133 @@ def case_import(report: Report, reference: Subject, ours: Subject) -> None:
     )
 
 
+# --------------------------------------------------------------------------- what users pass
+
+
+def _langchain_run() -> tuple[list[Any], list[dict[str, Any]]]:
+    """The LangChain messages ``create_agent`` returns for the weather agent of ``examples/``
+    (driven by a scripted chat model), and the chat-dict reference its tests compare them to."""
+    sys.path.insert(0, str(REPO_ROOT / "examples"))
+    from scripted_agents import WEATHER_QUESTION, WEATHER_REFERENCE, weather_agent  # type: ignore[import-not-found]
+
+    state = weather_agent().invoke({"messages": [{"role": "user", "content": WEATHER_QUESTION}]})
+    return list(state["messages"]), WEATHER_REFERENCE
+
+
+def _permuted_within_messages(pair: TrajectoryPair, seed: int) -> TrajectoryPair:
+    """``pair`` whose output shuffles the parallel calls inside each message (strict mode pairs
+    calls message by message, in any order within one)."""
+    outputs = json.loads(json.dumps(pair.outputs))
+    rng = random.Random(seed)
+    for message in outputs:
+        if message.get("tool_calls"):
+            rng.shuffle(message["tool_calls"])
+    return TrajectoryPair(outputs=outputs, reference=pair.reference, n_calls=pair.n_calls)
+
+
+def case_langchain(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section("7. what users pass: LangChain messages, calls permuted inside messages")
+    outputs, expected = _langchain_run()
+    pair = TrajectoryPair(outputs=outputs, reference=expected, n_calls=2)
+    for mode in ("strict", "unordered"):
+        name = f"create_agent run (6 LangChain msgs) {mode}"
+        compare_case(report, reference, ours, name, Config(mode), pair, target=10)
+    one_tool = make_pair(1000, seed=505, tool_names=[SINGLE_TOOL])
+    permuted = _permuted_within_messages(one_tool, seed=506)
+    compare_case(
+        report,
+        reference,
+        ours,
+        "one tool strict, permuted in messages",
+        Config("strict"),
+        permuted,
+        target=30,
+    )
+
+
+def _every_call_changed(pair: TrajectoryPair) -> TrajectoryPair:
+    """``pair`` whose output changes one value in every call's arguments: nothing pairs."""
+    outputs = json.loads(json.dumps(pair.outputs))
+    for message in outputs:
+        for call in message.get("tool_calls", ()):
+            args = json.loads(call["function"]["arguments"])
+            args["query"] = args.get("query", "") + "!"
+            call["function"]["arguments"] = json.dumps(args)
+    return TrajectoryPair(outputs=outputs, reference=pair.reference, n_calls=pair.n_calls)
+
+
+def _identical_against_distinct(n: int) -> TrajectoryPair:
+    """``n`` identical output calls of one tool against ``n`` references that each add an id:
+    every output call's args are within every reference call's (subset args)."""
+    user = {"role": "user", "content": "find x"}
+
+    def side(args: Callable[[int], dict[str, Any]]) -> list[dict[str, Any]]:
+        calls = [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "function": {"name": SINGLE_TOOL, "arguments": json.dumps(args(i))},
+                    }
+                ],
+            }
+            for i in range(n)
+        ]
+        return [user, *calls]
+
+    return TrajectoryPair(
+        outputs=side(lambda _: {"query": "x"}),
+        reference=side(lambda i: {"query": "x", "request_id": i}),
+        n_calls=n,
+    )
+
+
+FAILING_SIZES: tuple[int, ...] = (1000, 2000, 5000, 10000)
+OPENEVALS_FAILING_CAP = 2000
+
+
+def case_hard_inputs(report: Report, reference: Subject, ours: Subject) -> None:
+    report.section(
+        "8. failing and quadratic-for-first-fit inputs, 1,000 calls; growth to 10,000 "
+        f"(openevals measured up to n={OPENEVALS_FAILING_CAP})"
+    )
+    cases: list[tuple[str, Config, Callable[[int], TrajectoryPair], object]] = [
+        (
+            "unordered, every call's args differ",
+            Config("unordered"),
+            lambda n: _every_call_changed(make_pair(n, seed=606, permute=True)),
+            False,
+        ),
+        (
+            "subset args, identical vs distinct ids",
+            Config("unordered", "subset"),
+            _identical_against_distinct,
+            True,
+        ),
+    ]
+    for name, config, build, expected in cases:
+        ours_eval, oe_eval = config.build(ours.factory), config.build(reference.factory)
+        series: list[float] = []
+        for n in FAILING_SIZES:
+            pair = build(n)
+            ours_call = _caller(ours_eval, pair)
+            oe_call = _caller(oe_eval, pair) if n <= OPENEVALS_FAILING_CAP else None
+            scores = {ours_call()["score"]} | ({oe_call()["score"]} if oe_call else set())
+            if scores != {expected}:
+                report.warning_row(f"{name} n={n}: scores {scores}, expected {expected!r}")
+            ours_s, oe_s = time_pair(ours_call, oe_call)
+            series.append(ours_s)
+            if oe_s is None:
+                print(report.COLUMNS.format(name, n, "-", fmt_seconds(ours_s), "-", "", ""))
+            else:
+                report.timing_row(name, n, oe_s, ours_s, target=3 if n == 1000 else None)
+        exponent = fit_exponent(FAILING_SIZES, series)
+        status = report.check(f"{name}: exponent b (ours)", exponent, "<=", 1.2)
+        print(report.COLUMNS.format("  exponent b", "", "", f"{exponent:.2f}", "", "<=1.2", status))
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -538,6 +672,8 @@ def main() -> int:
     case_args_modes(report, reference, ours)
     case_scaling(report, reference, ours)
     case_import(report, reference, ours)
+    case_langchain(report, reference, ours)
+    case_hard_inputs(report, reference, ours)
     report.summary()
     print(f"(benchmark took {perf_counter() - start:.0f} s)")
     return 0

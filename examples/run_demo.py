@@ -25,7 +25,8 @@ def _banner(text: str) -> None:
 
 
 def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
-    # Plugins the examples do not use stay off (hypothesis comes with the dev extra).
+    # Plugins the examples do not use stay off: hypothesis comes with the dev extra, and
+    # langsmith's own plugin (the examples log nothing to LangSmith) costs a second per start.
     command = [
         sys.executable,
         "-m",
@@ -34,6 +35,8 @@ def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
         "no:cacheprovider",
         "-p",
         "no:hypothesispytest",
+        "-p",
+        "no:langsmith_plugin",
         *args,
     ]
     prefix = "".join(f"{name}={value} " for name, value in (env or {}).items())

@@ -69,13 +69,11 @@ def test_marker_clears(reference):
 """
 
 
-def test_ignore_keys_from_marker_command_line_and_ini(
-    project: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_ignore_keys_from_marker_command_line_and_ini(project: pytest.Pytester) -> None:
     project.makepyfile(IGNORE_KEYS)
-    result = project.runpytest("-s", *plugin_args)
+    result = project.runpytest("-s")
     result.assert_outcomes(passed=1, failed=2)  # nothing ignored outside the marker
-    result = project.runpytest("-s", "--trajectory-ignore-keys=request_id,meta.ts", *plugin_args)
+    result = project.runpytest("-s", "--trajectory-ignore-keys=request_id,meta.ts")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         _glob(
@@ -85,13 +83,12 @@ def test_ignore_keys_from_marker_command_line_and_ini(
             ]
         )
     )
-    if not plugin_args:
-        result.stdout.fnmatch_lines(_glob(["*SOURCE command line ('request_id', 'meta.ts')"]))
+    result.stdout.fnmatch_lines(_glob(["*SOURCE command line ('request_id', 'meta.ts')"]))
     _ini(project, "trajectory_ignore_keys =\n    request_id\n    meta.ts")
-    result = project.runpytest("-s", *plugin_args)
+    result = project.runpytest("-s")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(_glob(["agenttraj: *ignore_keys=[request_id, meta.ts] (ini)"]))
-    result = project.runpytest("-s", "--trajectory-ignore-keys=other", *plugin_args)
+    result = project.runpytest("-s", "--trajectory-ignore-keys=other")
     result.assert_outcomes(passed=1, failed=2)  # the command line beats the ini
 
 
@@ -126,9 +123,9 @@ def test_allowed(reference, trajectory_evaluator, trajectory_config):
 """
 
 
-def test_allow_empty(project: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_allow_empty(project: pytest.Pytester) -> None:
     project.makepyfile(ALLOW_EMPTY)
-    result = project.runpytest(*plugin_args)
+    result = project.runpytest()
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines_random(
         _glob(
@@ -167,12 +164,10 @@ def test_out_of_order():
 """
 
 
-def test_in_order_from_marker_command_line_and_ini(
-    project: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_in_order_from_marker_command_line_and_ini(project: pytest.Pytester) -> None:
     project.makepyfile(IN_ORDER)
-    project.runpytest(*plugin_args).assert_outcomes(passed=1, failed=2)
-    result = project.runpytest("--trajectory-mode=in_order", *plugin_args)
+    project.runpytest().assert_outcomes(passed=1, failed=2)
+    result = project.runpytest("--trajectory-mode=in_order")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         _glob(
@@ -184,7 +179,7 @@ def test_in_order_from_marker_command_line_and_ini(
         )
     )
     _ini(project, "trajectory_mode = in_order")
-    project.runpytest(*plugin_args).assert_outcomes(passed=2, failed=1)
+    project.runpytest().assert_outcomes(passed=2, failed=1)
 
 
 USAGE = """
@@ -223,9 +218,9 @@ def test_the_trajectory_mismatch_comes_first(reference):
 """
 
 
-def test_marker_usage_rules(project: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_marker_usage_rules(project: pytest.Pytester) -> None:
     project.makepyfile(USAGE)
-    result = project.runpytest("--trajectory-report=report.json", *plugin_args)
+    result = project.runpytest("--trajectory-report=report.json")
     result.assert_outcomes(passed=1, failed=6)
     result.stdout.fnmatch_lines_random(
         _glob(

@@ -70,9 +70,7 @@ def test_graded_results_in_summary_report_and_junit(
     assert properties["agenttraj.tool_call_f1.passed"] == "false"
 
 
-def test_graded_failure_shows_what_lost_points(
-    project: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_graded_failure_shows_what_lost_points(project: pytest.Pytester) -> None:
     project.makepyfile(
         """
         import pytest
@@ -87,7 +85,7 @@ def test_graded_failure_shows_what_lost_points(
             ])
         """
     )
-    result = project.runpytest(*plugin_args)
+    result = project.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -144,14 +142,12 @@ def test_asserted_score_without_the_helper_gets_the_diff_section(project: pytest
 
 
 def test_a_graded_score_that_fell_is_a_regression(
-    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(test_scored=GRADED_TESTS)
     project.runpytest("--trajectory-report=main.json").assert_outcomes(passed=2)
     monkeypatch.setenv("BROKEN", "1")
-    result = project.runpytest(
-        "--trajectory-baseline=main.json", "--trajectory-tolerance=0.1", *plugin_args
-    )
+    result = project.runpytest("--trajectory-baseline=main.json", "--trajectory-tolerance=0.1")
     result.assert_outcomes(passed=2)  # every test passes (0.5 reaches min_score 0.5) ...
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # ... but the scores fell
     result.stdout.fnmatch_lines(
@@ -164,7 +160,7 @@ def test_a_graded_score_that_fell_is_a_regression(
 
 
 def test_a_fall_within_the_tolerance_is_not_a_regression(
-    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(
         test_scored=GRADED_TESTS.replace(
@@ -174,9 +170,7 @@ def test_a_fall_within_the_tolerance_is_not_a_regression(
     )
     project.runpytest("--trajectory-report=main.json").assert_outcomes(passed=2)
     monkeypatch.setenv("BROKEN", "1")
-    result = project.runpytest(
-        "--trajectory-baseline=main.json", "--trajectory-tolerance=0.5", *plugin_args
-    )
+    result = project.runpytest("--trajectory-baseline=main.json", "--trajectory-tolerance=0.5")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         ["baseline: 0 regressed, 0 improved, 0 new, 0 vanished, 2 unchanged"]

@@ -133,9 +133,9 @@ def test_refresh_asks_again_and_stores(
     judged.runpytest().assert_outcomes(passed=3)
 
 
-def test_off_neither_reads_nor_writes(judged: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_off_neither_reads_nor_writes(judged: pytest.Pytester) -> None:
     for _ in range(2):
-        result = judged.runpytest("--trajectory-judge-cache=off", *plugin_args)
+        result = judged.runpytest("--trajectory-judge-cache=off")
         result.assert_outcomes(passed=3)
         result.stdout.fnmatch_lines(["judge: 3 calls, 0 cached, 4k tokens"])
     assert not (judged.path / ".pytest_cache" / "d" / "agenttraj-judge").exists()
@@ -198,7 +198,7 @@ def test_judge_cache_fixture_is_in_pytests_cache(judged: pytest.Pytester) -> Non
     )
 
 
-def test_judge_results_reach_the_hooks(judged: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_judge_results_reach_the_hooks(judged: pytest.Pytester) -> None:
     judged.makeconftest(
         JUDGE_CONFTEST
         + """
@@ -211,7 +211,7 @@ def pytest_agenttraj_record(config, record):
     print("RECORD", record["key"], record["origin"], record["judge"]["model_calls"])
 """
     )
-    result = judged.runpytest("-s", "-rA", *plugin_args)
+    result = judged.runpytest("-s", "-rA")
     result.assert_outcomes(passed=3)
     output = result.stdout.str()
     assert output.count("RECORD trajectory_accuracy trajectory_llm_judge 1") == 3

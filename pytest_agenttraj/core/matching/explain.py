@@ -244,26 +244,29 @@ def _args_problem(
     explained: bool = True,
 ) -> Problem:
     lone, other = (out, ref) if side == "output" else (ref, out)
-    reason = rule.reason(out.call.args, ref.call.args) if explained else None
-    detail = "; ".join(format_diff(d) for d in diffs[:3])
-    if len(diffs) > 3:
-        detail += f"; {len(diffs) - 3} more"
+    described = rule.describe()
+    reason = None
     if not explained:
-        detail = f"not compared in detail (the first {EXPLAINED} problems are)"
-    elif reason:
-        detail = f"{reason}; {detail}" if detail else reason
-    if not detail:
-        detail = f"rejected by {rule.describe()}"
+        detail = _UNEXPLAINED
+    else:
+        reason = rule.reason(out.call.args, ref.call.args)
+        detail = "; ".join(format_diff(d) for d in diffs[:3])
+        if len(diffs) > 3:
+            detail += f"; {len(diffs) - 3} more"
+        if reason:
+            detail = f"{reason}; {detail}" if detail else reason
+        if not detail:
+            detail = f"rejected by {described}"
     return Problem(
         "args_mismatch",
-        f"message {out.message}: tool call {out.call.name!r} args differ ({rule.describe()}): "
-        f"{detail}",
-        output_index=out.message,
-        reference_index=ref.message,
-        call=CallProblem(
-            side, lone, other, diffs, rule.describe(), explained=explained, reason=reason
-        ),
+        f"message {out.message}: tool call {out.call.name!r} args differ ({described}): {detail}",
+        out.message,
+        ref.message,
+        CallProblem(side, lone, other, diffs, described, False, explained, reason),
     )
+
+
+_UNEXPLAINED = f"not compared in detail (the first {EXPLAINED} problems are)"
 
 
 def _taken_text(name: str, searched: str) -> str:
