@@ -1,58 +1,84 @@
 """Evaluators: openevals/agentevals-compatible factories and result dicts, one implementation
 with sync and async faces, and the evaluation scope through which the running test hears of each
-evaluation (:mod:`.scope`)."""
+evaluation (:mod:`.scope`). Each name is imported when first used."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .exact import exact_match, exact_match_async
-from .graph import (
-    create_async_graph_trajectory_match_evaluator,
-    create_graph_trajectory_match_evaluator,
-    graph_trajectory_strict_match,
-    graph_trajectory_strict_match_async,
-)
-from .result import EvaluatorResult, result_passed
-from .trajectory import (
-    AsyncTrajectoryMatchEvaluator,
-    TrajectoryMatchEvaluator,
-    create_async_trajectory_match_evaluator,
-    create_trajectory_match_evaluator,
-    evaluate_trajectory,
-)
-from .usage import (
-    AsyncToolUsageEvaluator,
-    ToolUsageEvaluator,
-    create_async_tool_usage_evaluator,
-    create_tool_usage_evaluator,
-)
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .exact import (
+        exact_match,
+        exact_match_async,
+    )
     from .graded import (
         create_async_tool_call_accuracy_evaluator,
         create_async_tool_call_f1_evaluator,
         create_tool_call_accuracy_evaluator,
         create_tool_call_f1_evaluator,
     )
+    from .graph import (
+        create_async_graph_trajectory_match_evaluator,
+        create_graph_trajectory_match_evaluator,
+        graph_trajectory_strict_match,
+        graph_trajectory_strict_match_async,
+    )
+    from .result import (
+        EvaluatorResult,
+        result_passed,
+    )
+    from .trajectory import (
+        AsyncTrajectoryMatchEvaluator,
+        TrajectoryMatchEvaluator,
+        create_async_trajectory_match_evaluator,
+        create_trajectory_match_evaluator,
+        evaluate_trajectory,
+    )
+    from .usage import (
+        AsyncToolUsageEvaluator,
+        ToolUsageEvaluator,
+        create_async_tool_usage_evaluator,
+        create_tool_usage_evaluator,
+    )
 
-_GRADED = (
-    "create_async_tool_call_accuracy_evaluator",
-    "create_async_tool_call_f1_evaluator",
-    "create_tool_call_accuracy_evaluator",
-    "create_tool_call_f1_evaluator",
-)
-
-
-def __getattr__(name: str) -> Any:
-    """The graded evaluators (:mod:`.graded`), imported when first named."""
-    if name not in _GRADED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(".graded", __name__), name)
-    globals()[name] = value
-    return value
-
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    ".exact": (
+        "exact_match",
+        "exact_match_async",
+    ),
+    ".graded": (
+        "create_async_tool_call_accuracy_evaluator",
+        "create_async_tool_call_f1_evaluator",
+        "create_tool_call_accuracy_evaluator",
+        "create_tool_call_f1_evaluator",
+    ),
+    ".graph": (
+        "create_async_graph_trajectory_match_evaluator",
+        "create_graph_trajectory_match_evaluator",
+        "graph_trajectory_strict_match",
+        "graph_trajectory_strict_match_async",
+    ),
+    ".result": (
+        "EvaluatorResult",
+        "result_passed",
+    ),
+    ".trajectory": (
+        "AsyncTrajectoryMatchEvaluator",
+        "TrajectoryMatchEvaluator",
+        "create_async_trajectory_match_evaluator",
+        "create_trajectory_match_evaluator",
+        "evaluate_trajectory",
+    ),
+    ".usage": (
+        "AsyncToolUsageEvaluator",
+        "ToolUsageEvaluator",
+        "create_async_tool_usage_evaluator",
+        "create_tool_usage_evaluator",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "AsyncToolUsageEvaluator",

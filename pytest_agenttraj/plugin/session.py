@@ -22,14 +22,8 @@ from typing import Any
 
 import pytest
 
-from ..assertion import ToolUsageViolation, TrajectoryMismatch
-from ..core.matching import MatchReport
-from ..core.usage import check_usage
-from ..diff import render_report
 from ..evaluators.result import evaluator_family, result_passed
 from ..evaluators.scope import Evaluation, TestScope, test_scope
-from ..evaluators.usage import announce_usage, usage_result
-from ..references import ReferenceConflict
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
@@ -301,6 +295,8 @@ class TrajectorySession:
             record["min_score"] = threshold
         record.update(evaluation.extra)
         if not passed and report is not None:
+            from ..diff import render_report
+
             record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
         elif not passed and evaluation.graded is not None:
             from ..graded_diff import render_graded
@@ -311,15 +307,20 @@ class TrajectorySession:
         item.ihook.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation
         )
-        if isinstance(report, MatchReport):  # graph paths have no tool calls to count
+        if report is not None:
             self._check_marker_usage(item, evaluation, report)
 
     def _check_marker_usage(self, item: pytest.Item, evaluation: Evaluation, report: Any) -> None:
         """Check a trajectory the test evaluated against its marker's tool-usage rules, as an
         evaluation of its own (announced while the test's scope is current)."""
         rules = self.settings_for(item).usage
-        if not rules:
+        from ..core.matching import MatchReport
+
+        if not rules or not isinstance(report, MatchReport):  # graph paths make no tool calls
             return
+        from ..core.usage import check_usage
+        from ..evaluators.usage import announce_usage, usage_result
+
         started = time.perf_counter()
         usage = check_usage(report.output, rules)
         announce_usage(
@@ -344,6 +345,8 @@ class TrajectorySession:
         if _ATTEMPT not in item.stash:  # a repeated test's runner attaches them at the end
             self.attach(report, [record for _, record, _ in evaluations])
         if report.failed and call.excinfo is not None:
+            from ..references import ReferenceConflict
+
             if isinstance(call.excinfo.value, ReferenceConflict):
                 item.stash.setdefault(_CONFLICT, item.stash.get(_ATTEMPT, None) or 1)
             self._explain(call, report, evaluations)
@@ -374,6 +377,9 @@ class TrajectorySession:
         report: pytest.TestReport,
         evaluations: list[tuple[str, dict[str, Any], Evaluation]],
     ) -> None:
+        from ..assertion import ToolUsageViolation, TrajectoryMismatch
+        from ..diff import render_report
+
         raised = call.excinfo.value if call.excinfo else None
         verbose = self.config.get_verbosity()
         if isinstance(raised, TrajectoryMismatch):
