@@ -21,6 +21,16 @@ if str(EXAMPLES) not in sys.path:
     sys.path.insert(0, str(EXAMPLES))
 
 
+@pytest.fixture(autouse=True)
+def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytest runs (``pytester``) load no anyio plugin: it comes with langsmith's
+    dependencies, nothing here uses it, and where bytecode is not cached its start-up costs a
+    quarter of a second in every process (each inner run and each of its xdist workers)."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS: set it afterwards
+        monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:anyio")
+
+
 @pytest.fixture
 def seed_reference() -> list[dict[str, Any]]:
     """The weather agent's reference trajectory (a fresh copy per test)."""

@@ -25,8 +25,9 @@ def _banner(text: str) -> None:
 
 
 def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
-    # Plugins the examples do not use stay off: hypothesis comes with the dev extra, and
-    # langsmith's own plugin (the examples log nothing to LangSmith) costs a second per start.
+    # Plugins the examples do not use stay off: hypothesis comes with the dev extra, anyio's
+    # with langsmith's dependencies, and langsmith's own (the examples log nothing to LangSmith)
+    # costs a second per start.
     command = [
         sys.executable,
         "-m",
@@ -37,6 +38,8 @@ def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
         "no:hypothesispytest",
         "-p",
         "no:langsmith_plugin",
+        "-p",
+        "no:anyio",
         *args,
     ]
     prefix = "".join(f"{name}={value} " for name, value in (env or {}).items())
