@@ -95,7 +95,7 @@ def test_a_graph_reference_file_by_path_where_no_test_resolves_names(tmp_path: P
         assert_graph_trajectory(LONG, str(path))  # in the file's mode
         with pytest.raises(GraphTrajectoryMismatch, match=r"\(strict mode\)"):
             assert_graph_trajectory(LONG, path, mode="strict")
-        with pytest.raises(ReferenceFileError, match="does not exist. Outside a pytest run"):
+        with pytest.raises(ReferenceFileError, match=r"does not exist\. Outside a pytest run"):
             assert_graph_trajectory(LONG, tmp_path / "missing.yaml")
         with pytest.raises(ValueError, match="assert_graph_trajectory needs a reference outside"):
             assert_graph_trajectory(LONG)

@@ -133,8 +133,9 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEv
 @pytest.fixture
 def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
     """This test's reference file: the marker's ``reference=``, else ``<test name>.yaml``, in
-    the ``trajectories/`` folder beside the test file. Pass it to ``assert_trajectory``; with
-    ``--trajectory-update`` a missing file is written on first use.
+    the ``trajectories/`` folder beside the test file. Pass it to ``assert_trajectory`` (or, for
+    a graph reference file, to ``assert_graph_trajectory``); with ``--trajectory-update`` a
+    missing file is written on first use.
 
     Example::
 
