@@ -27,6 +27,7 @@ from pytest_agenttraj.references import (
     dump_graph_reference,
     dump_reference,
     load_reference,
+    updated_messages,
     write_graph_reference,
     write_reference,
 )
@@ -229,6 +230,12 @@ def test_json_rewrite_keeps_the_header_first(tmp_path: Path) -> None:
             "alias.yaml",
             b"- role: user\n  content: &x hi\n- role: user\n  content: *x\n",
             "alias.yaml:2: anchors and aliases",
+        ),
+        ("graph_alias.yaml", b"steps:\n- &x [a, b]\n- *x\n", "graph_alias.yaml:2: anchors"),
+        (
+            "graph_deep.yaml",
+            ("steps:\n- " + "[" * 200 + "a" + "]" * 200 + "\n").encode(),
+            "nest more than 100 levels",
         ),
     ],
 )
@@ -451,6 +458,26 @@ def test_update_keeps_matchers_that_still_match_and_their_lines(tmp_path: Path) 
     assert args["filter"] == {"$gt": 5}  # still data, still wrapped in the file
     assert "      filter: {$literal: {$gt: 5}}" in after
     assert_trajectory(_weather(city="SF", unit="k"), again)
+
+
+def test_parallel_calls_keep_their_matchers_in_another_order(tmp_path: Path) -> None:
+    path = tmp_path / "parallel.yaml"
+    path.write_text(
+        "- role: assistant\n  tool_calls:\n"
+        "  - {name: get_weather, args: {code: {$regex: 'location-[0-9]+'}}}\n"
+        "  - {name: get_time, args: {code: {$any: true}, zone: UTC}}\n"
+    )
+    calls = [
+        {"name": "get_time", "args": {"code": "x", "zone": "PST"}},
+        {"name": "get_weather", "args": {"code": "location-9"}},
+    ]
+    messages = updated_messages(
+        load_reference(path), to_trajectory([{"role": "assistant", "tool_calls": calls}])
+    )
+    assert messages[0]["tool_calls"] == [
+        {"args": {"code": ANY, "zone": "PST"}, "name": "get_time"},
+        {"args": {"code": Regex("location-[0-9]+")}, "name": "get_weather"},
+    ]
 
 
 def test_update_of_a_trajectory_that_still_matches_changes_no_byte(tmp_path: Path) -> None:
