@@ -227,7 +227,7 @@ def test_later():
 def test_graph_files_count_as_used_like_message_files(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:
-    project.makepyfile(test_graph=GRAPH_TESTS)
+    project.makepyfile(test_workflow_files=GRAPH_TESTS)
     folder = project.path / "trajectories"
     folder.mkdir()
     graph = "steps:\n- [__start__, plan, done]\n"
