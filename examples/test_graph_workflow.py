@@ -4,6 +4,11 @@
 list per invocation, where a list inside it holds the nodes of one superstep (they ran at the
 same time, so their order means nothing). ``assert_graph_trajectory`` compares it with a
 reference and fails with a diff naming the invocation, the superstep and the nodes.
+
+References can live in files too: ``trajectories/long_path.yaml`` and
+``trajectories/approval_thread.yaml`` beside this file hold ``steps:`` (one list per invocation,
+a nested list per superstep) and may set a ``mode:``. ``pytest --trajectory-update`` writes
+them from the recorded paths.
 """
 
 from __future__ import annotations
@@ -126,3 +131,25 @@ def test_send_map_reduce_records_one_task_per_topic():
         trajectory,
         {"steps": [["__start__", "plan", ["summarize", "summarize", "summarize"], "combine"]]},
     )
+
+
+@pytest.mark.parametrize("slow", ["node4", "node5"])
+def test_the_long_path_against_its_file(slow):
+    """``trajectories/long_path.yaml``: the superstep as a nested list, so either order of node4
+    and node5 matches."""
+    _, trajectory = record_graph_trajectory(workflow(), {"shortcut": False, "slow": slow})
+    assert_graph_trajectory(trajectory, "long_path.yaml")
+
+
+@pytest.mark.trajectory(reference="approval_thread.yaml")
+def test_an_approval_thread_against_the_markers_file(graph_trajectory_evaluator):
+    """The marker names the file; the fixture's evaluator reads it from ``trajectories/``."""
+    graph, thread = approval_workflow(), {"configurable": {"thread_id": "release-2"}}
+    _, trajectory = record_graph_trajectory(graph, {"text": ""}, thread)
+    _, trajectory = record_graph_trajectory(
+        graph, Command(resume="approve"), thread, previous=trajectory
+    )
+    result = graph_trajectory_evaluator(
+        outputs=trajectory, reference_outputs="approval_thread.yaml"
+    )
+    assert result["score"], result["comment"]

@@ -1,15 +1,18 @@
 """``assert_graph_trajectory`` without the plugin: a match returns the result, a mismatch
-raises ``GraphTrajectoryMismatch`` whose text is the diff, and where the mode comes from."""
+raises ``GraphTrajectoryMismatch`` whose text is the diff, where the mode comes from, and graph
+reference files given by path."""
 
 from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 
 import pytest
 
 from pytest_agenttraj import (
     GraphTrajectoryMismatch,
+    ReferenceFileError,
     TrajectoryMismatch,
     assert_graph_trajectory,
 )
@@ -82,3 +85,26 @@ def test_inside_a_test_the_marker_wins_then_the_reference_then_the_options() -> 
     assert seen[0].report is not None
     assert seen[0].report.mode == "unordered"
     assert seen[0].outputs is LONG
+
+
+def test_a_graph_reference_file_by_path_where_no_test_resolves_names(tmp_path: Path) -> None:
+    path = tmp_path / "flow.yaml"
+    path.write_text("mode: superset  # the reference's nodes, in order\nsteps:\n- [node1, node7]\n")
+    seen: list[scope.Evaluation] = []
+    with scope.test_scope(scope.TestScope(on_evaluation=seen.append)):  # no reference resolver
+        assert_graph_trajectory(LONG, str(path))  # in the file's mode
+        with pytest.raises(GraphTrajectoryMismatch, match=r"\(strict mode\)"):
+            assert_graph_trajectory(LONG, path, mode="strict")
+        with pytest.raises(ReferenceFileError, match=r"does not exist\. Outside a pytest run"):
+            assert_graph_trajectory(LONG, tmp_path / "missing.yaml")
+        with pytest.raises(ValueError, match="assert_graph_trajectory needs a reference outside"):
+            assert_graph_trajectory(LONG)
+    assert [e.result["key"] for e in seen] == [
+        "graph_trajectory_superset_match",
+        "graph_trajectory_strict_match",
+        "graph_trajectory_strict_match",
+        "graph_trajectory_strict_match",
+    ]
+    assert seen[0].extra == {"reference_file": str(path)}
+    assert seen[0].reference_outputs == {"steps": [["node1", "node7"]]}
+    assert "error" in seen[2].extra

@@ -20,6 +20,7 @@ from pytest_agenttraj.core.spelled import (
     matchers_from_spelled,
     matchers_to_spelled,
     messages_from_spelled,
+    messages_to_spelled,
 )
 
 SPELLED: list[tuple[Any, Any]] = [
@@ -191,3 +192,23 @@ def test_update_keeps_the_matchers_that_still_match() -> None:
     }
     assert keep_matching_matchers({"xs": [ANY, ANY]}, {"xs": [1, 2, 3]}) == {"xs": [1, 2, 3]}
     assert keep_matching_matchers({"a": 1}, {"a": 2}) == {"a": 2}
+
+
+def test_messages_to_spelled_is_the_inverse_of_messages_from_spelled() -> None:
+    spelled = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"name": "w", "args": {"city": {"$regex": "S.*", "flags": "i"}, "n": 1}},
+                {"function": {"name": "v", "arguments": {"q": {"$literal": {"$gt": 5}}}}},
+            ],
+        },
+    ]
+    read = messages_from_spelled(spelled)
+    assert read[1]["tool_calls"][0]["args"] == {"city": Regex("S.*", flags=re.I), "n": 1}
+    assert read[1]["tool_calls"][1]["function"]["arguments"] == {"q": {"$gt": 5}}
+    written = messages_to_spelled(read)
+    assert written == spelled
+    assert json.loads(json.dumps(written)) == spelled  # plain JSON values, nothing left over
+    assert written[0] is read[0]  # a message without tool calls is passed through

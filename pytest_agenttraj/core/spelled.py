@@ -11,14 +11,16 @@ In YAML and JSON a matcher is a one-key mapping (plus its options)::
 
 ``matchers_from_spelled`` reads them (an invalid one raises ``InvalidMatcherError``, a
 ``ValueError`` naming its dotted path, e.g. ``tool_calls[0].args.city``);
-``matchers_to_spelled`` writes them; ``keep_matching_matchers`` says what ``--trajectory-update``
-should write for a reference value holding matchers, given the agent's new value.
+``matchers_to_spelled`` writes them; ``messages_from_spelled`` and ``messages_to_spelled`` do both
+for the tool calls of reference messages; ``keep_matching_matchers`` says what
+``--trajectory-update`` should write for a reference value holding matchers, given the agent's
+new value.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidMatcherError
@@ -31,6 +33,7 @@ __all__ = [
     "matchers_from_spelled",
     "matchers_to_spelled",
     "messages_from_spelled",
+    "messages_to_spelled",
 ]
 
 _OPTIONS: dict[str, tuple[str, ...]] = {
@@ -199,32 +202,46 @@ def messages_from_spelled(messages: Sequence[Any]) -> list[Any]:
     (``tool_calls[0].args.city``) set. Messages without matchers are returned as they are."""
     out: list[Any] = []
     for index, message in enumerate(messages):
-        calls = message.get("tool_calls") if isinstance(message, Mapping) else None
-        if not isinstance(calls, list) or not calls:
-            out.append(message)
-            continue
         try:
-            new_calls = [
-                _call_from_spelled(call, f"tool_calls[{i}]") for i, call in enumerate(calls)
-            ]
+            out.append(_message_args(message, matchers_from_spelled))
         except InvalidMatcherError as error:
             raise InvalidMatcherError(str(error), path=error.path, index=index) from None
-        same = all(a is b for a, b in zip(new_calls, calls, strict=True))
-        out.append(message if same else {**message, "tool_calls": new_calls})
     return out
 
 
-def _call_from_spelled(call: Any, path: str) -> Any:
+def messages_to_spelled(messages: Sequence[Any]) -> list[Any]:
+    """The inverse of ``messages_from_spelled``: reference messages with the matchers in their
+    tool calls' arguments written in their spelled form, ready for JSON or YAML. Arguments whose
+    keys start with ``$`` are wrapped in ``$literal``, so that they read back as data."""
+    return [_message_args(message, _to_spelled) for message in messages]
+
+
+def _to_spelled(value: Any, *, path: str) -> Any:  # noqa: ARG001  # the shape of a converter
+    return matchers_to_spelled(value)
+
+
+def _message_args(message: Any, convert: Callable[..., Any]) -> Any:
+    """``message`` with ``convert(args, path=...)`` applied to the arguments of each of its tool
+    calls; the same object when nothing changed."""
+    calls = message.get("tool_calls") if isinstance(message, Mapping) else None
+    if not isinstance(calls, list) or not calls:
+        return message
+    new_calls = [_call_args(call, convert, f"tool_calls[{i}]") for i, call in enumerate(calls)]
+    same = all(a is b for a, b in zip(new_calls, calls, strict=True))
+    return message if same else {**message, "tool_calls": new_calls}
+
+
+def _call_args(call: Any, convert: Callable[..., Any], path: str) -> Any:
     if not isinstance(call, Mapping):
         return call
     function = call.get("function")
     if isinstance(function, Mapping) and isinstance(function.get("arguments"), Mapping):
-        args = matchers_from_spelled(function["arguments"], path=f"{path}.function.arguments")
+        args = convert(function["arguments"], path=f"{path}.function.arguments")
         if args is function["arguments"]:
             return call
         return {**call, "function": {**function, "arguments": args}}
     for field in ("args", "arguments"):
         if isinstance(call.get(field), Mapping):
-            args = matchers_from_spelled(call[field], path=f"{path}.{field}")
+            args = convert(call[field], path=f"{path}.{field}")
             return call if args is call[field] else {**call, field: args}
     return call

@@ -29,6 +29,7 @@ __all__ = [
     "json_text",
     "lookup_path",
     "safe_repr",
+    "same_value",
     "signature",
     "value_matches",
     "without_paths",
@@ -155,6 +156,15 @@ def json_text(value: Any) -> str | None:
         return _encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def same_value(one: Any, other: Any) -> bool:
+    """Whether two values are equal as JSON values; strings compare directly."""
+    if one is other:
+        return True
+    if type(one) is str and type(other) is str:
+        return bool(one == other)
+    return canonical(one) == canonical(other)
 
 
 def _canonical_mapping(value: Mapping[Any, Any]) -> Hashable:

@@ -25,6 +25,7 @@ from .scope import announce, announce_error
 __all__ = [
     "AsyncGraphEvaluator",
     "GraphEvaluator",
+    "GraphReferenceHandler",
     "create_async_graph_trajectory_match_evaluator",
     "create_graph_trajectory_match_evaluator",
     "evaluate_and_announce",
@@ -39,6 +40,12 @@ GraphEvaluator = Callable[..., EvaluatorResult]
 """``evaluator(*, outputs, reference_outputs, **kwargs) -> EvaluatorResult``."""
 AsyncGraphEvaluator = Callable[..., Awaitable[EvaluatorResult]]
 """The awaitable form of ``GraphEvaluator``."""
+GraphReferenceHandler = Callable[
+    [Any, Any, str, dict[str, Any]], "tuple[EvaluatorResult, GraphMatchReport, Any] | None"
+]
+"""``handler(outputs, reference_outputs, mode, extra)``: when ``reference_outputs`` names a graph
+reference file, the evaluation against it, its report and the reference document compared (and
+notes for the record in ``extra``); ``None`` when it is a graph trajectory or document."""
 
 
 def evaluate_graph_trajectory(
@@ -59,14 +66,23 @@ def evaluate_graph_trajectory(
 
 
 def evaluate_and_announce(
-    outputs: Any, reference_outputs: Any, mode: str, origin: str
+    outputs: Any,
+    reference_outputs: Any,
+    mode: str,
+    origin: str,
+    references: GraphReferenceHandler | None = None,
 ) -> tuple[EvaluatorResult, GraphMatchReport]:
     """Evaluate and tell the running test; an evaluation that raises is recorded as a failed one
-    carrying its error before the error propagates."""
+    carrying its error before the error propagates. ``references`` reads reference files."""
     __tracebackhide__ = True
     started = time.perf_counter()
+    extra: dict[str, Any] = {}
     try:
-        result, report = evaluate_graph_trajectory(outputs, reference_outputs, mode)
+        handled = references(outputs, reference_outputs, mode, extra) if references else None
+        if handled is not None:
+            result, report, reference_outputs = handled
+        else:
+            result, report = evaluate_graph_trajectory(outputs, reference_outputs, mode)
     except Exception as error:
         announce_error(
             error,
@@ -75,7 +91,7 @@ def evaluate_and_announce(
             reference_outputs=reference_outputs,
             started=started,
             origin=origin,
-            extra={"mode": mode},
+            extra={**extra, "mode": mode},
         )
         raise
     announce(
@@ -85,13 +101,20 @@ def evaluate_and_announce(
         reference_outputs=reference_outputs,
         started=started,
         origin=origin,
+        extra=extra,
     )
     return result, report
 
 
-def _evaluate(outputs: Any, reference_outputs: Any, mode: str, origin: str) -> EvaluatorResult:
+def _evaluate(
+    outputs: Any,
+    reference_outputs: Any,
+    mode: str,
+    origin: str,
+    references: GraphReferenceHandler | None = None,
+) -> EvaluatorResult:
     __tracebackhide__ = True
-    return evaluate_and_announce(outputs, reference_outputs, mode, origin)[0]
+    return evaluate_and_announce(outputs, reference_outputs, mode, origin, references)[0]
 
 
 def _mode(mode: str, trajectory_match_mode: str | None) -> str:
@@ -105,12 +128,16 @@ def _mode(mode: str, trajectory_match_mode: str | None) -> str:
     return check_graph_mode(mode)
 
 
-def make_graph_evaluator(mode: str, *, origin: str | None = None) -> GraphEvaluator:
-    """A synchronous evaluator for ``mode`` (already checked) reporting as ``origin``."""
+def make_graph_evaluator(
+    mode: str, *, origin: str | None = None, references: GraphReferenceHandler | None = None
+) -> GraphEvaluator:
+    """A synchronous evaluator for ``mode`` (already checked) reporting as ``origin``; the
+    plugin's also take reference files, through ``references``."""
     key = graph_key(mode)
 
     def evaluator(*, outputs: Any, reference_outputs: Any, **kwargs: Any) -> EvaluatorResult:
-        return _evaluate(outputs, reference_outputs, mode, origin or key)
+        __tracebackhide__ = True
+        return _evaluate(outputs, reference_outputs, mode, origin or key, references)
 
     evaluator.__name__ = evaluator.__qualname__ = key
     evaluator.__doc__ = f"Whether a graph trajectory matches its reference in {mode} mode."

@@ -65,9 +65,10 @@ class ReferenceResolver(Protocol):
         """How reports name ``path`` (relative to the project root)."""
         ...
 
-    def claim(self, path: Path, *, written: bool, messages: list[Any]) -> Any:
-        """Under ``--trajectory-update``: settle ``path`` on ``messages`` for this run, unless
-        an earlier evaluation did (a ``pytest_agenttraj.references.Claim``)."""
+    def claim(self, path: Path, *, written: bool, content: Any) -> Any:
+        """Under ``--trajectory-update``: settle ``path`` on ``content`` (its messages or graph
+        steps, as JSON values) for this run, unless an earlier evaluation did (a
+        ``pytest_agenttraj.references.Claim``)."""
         ...
 
 

@@ -15,7 +15,7 @@ from ..evaluators.trajectory import (
     TrajectoryMatchEvaluator,
     async_face,
 )
-from ..references import ReferenceFile, handle_file_reference
+from ..references import ReferenceFile, handle_file_reference, handle_graph_file_reference
 from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
 
@@ -106,7 +106,9 @@ def async_trajectory_evaluator(
 @pytest.fixture
 def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEvaluator:
     """A graph trajectory match evaluator in this test's mode (marker > command line > ini >
-    strict); every result is recorded against the test.
+    strict); every result is recorded against the test. ``reference_outputs`` may also name a
+    graph reference file in the test's ``trajectories/`` folder, whose ``mode`` applies unless
+    the marker sets one.
 
     Example::
 
@@ -115,6 +117,7 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEv
             _, trajectory = record_graph_trajectory(graph, {"shortcut": False})
             result = graph_trajectory_evaluator(outputs=trajectory, reference_outputs=reference)
             assert result["score"], result["comment"]
+            graph_trajectory_evaluator(outputs=trajectory, reference_outputs="long_path.yaml")
     """
     from ..core.graph import check_graph_mode
 
@@ -122,14 +125,17 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEv
         mode = check_graph_mode(trajectory_config.mode, where="mode")
     except ValueError as error:  # a message-trajectory mode that graph paths do not have
         pytest.fail(str(error), pytrace=False)
-    return make_graph_evaluator(mode, origin="graph_trajectory_evaluator")
+    return make_graph_evaluator(
+        mode, origin="graph_trajectory_evaluator", references=handle_graph_file_reference
+    )
 
 
 @pytest.fixture
 def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
     """This test's reference file: the marker's ``reference=``, else ``<test name>.yaml``, in
-    the ``trajectories/`` folder beside the test file. Pass it to ``assert_trajectory``; with
-    ``--trajectory-update`` a missing file is written on first use.
+    the ``trajectories/`` folder beside the test file. Pass it to ``assert_trajectory`` (or, for
+    a graph reference file, to ``assert_graph_trajectory``); with ``--trajectory-update`` a
+    missing file is written on first use.
 
     Example::
 

@@ -89,9 +89,9 @@ class ItemReferences:
             return ReferenceFile(path, exists=False)
         return load_reference(path)
 
-    def claim(self, path: Path, *, written: bool, messages: list[Any]) -> Claim:
+    def claim(self, path: Path, *, written: bool, content: Any) -> Claim:
         assert self.ledger is not None, "claims are made under --trajectory-update only"
-        return self.ledger.claim(path, writer=self.writer, written=written, messages=messages)
+        return self.ledger.claim(path, writer=self.writer, written=written, content=content)
 
     def named(self) -> list[str]:
         """The files this test names without evaluating them (its marker's reference, its own

@@ -1,7 +1,8 @@
 """Reference trajectories kept in files next to the tests (YAML or JSON), read and written in the
 plainest readable form: role, content, tool calls with name and args; no ids, no timestamps.
 
-A file is either a list of messages or a mapping with an optional header and ``messages``::
+A file is a list of messages, or a mapping with an optional header and ``messages``, where
+value matchers may stand in tool-call arguments (``{"$regex": "^SF"}``)::
 
     mode: unordered            # how this reference is meant to be compared (optional)
     tool_args: exact
@@ -25,17 +26,29 @@ from __future__ import annotations
 from ..errors import ReferenceFileError
 from .evaluate import (
     ReferenceConflict,
+    evaluate_graph_reference_file,
     evaluate_reference_file,
     handle_file_reference,
+    handle_graph_file_reference,
+    names_a_file,
     resolve_reference,
     with_header,
 )
-from .file import HEADER_KEYS, REFERENCE_SUFFIXES, ReferenceFile
+from .file import GRAPH_KEYS, HEADER_KEYS, REFERENCE_SUFFIXES, ReferenceFile
 from .ledger import Claim, UpdateLedger
 from .reading import MAX_DEPTH, load_reference
-from .writing import dump_reference, plain_messages, write_reference
+from .writing import (
+    dump_graph_reference,
+    dump_reference,
+    plain_messages,
+    updated_messages,
+    write_graph_reference,
+    write_messages,
+    write_reference,
+)
 
 __all__ = [
+    "GRAPH_KEYS",
     "HEADER_KEYS",
     "MAX_DEPTH",
     "REFERENCE_SUFFIXES",
@@ -44,12 +57,19 @@ __all__ = [
     "ReferenceFile",
     "ReferenceFileError",
     "UpdateLedger",
+    "dump_graph_reference",
     "dump_reference",
+    "evaluate_graph_reference_file",
     "evaluate_reference_file",
     "handle_file_reference",
+    "handle_graph_file_reference",
     "load_reference",
+    "names_a_file",
     "plain_messages",
     "resolve_reference",
+    "updated_messages",
     "with_header",
+    "write_graph_reference",
+    "write_messages",
     "write_reference",
 ]

@@ -1,4 +1,5 @@
-"""What a reference file holds once read: its messages (plain dicts) and optional header."""
+"""What a reference file holds once read: a message trajectory (its messages, as plain dicts
+with value matchers read) or a graph path (its ``steps``), and an optional header."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HEADER_KEYS", "REFERENCE_SUFFIXES", "ReferenceFile"]
+__all__ = ["GRAPH_KEYS", "HEADER_KEYS", "REFERENCE_SUFFIXES", "ReferenceFile"]
 
 REFERENCE_SUFFIXES = (".yaml", ".yml", ".json")
 HEADER_KEYS = ("mode", "tool_args", "overrides")
+GRAPH_KEYS = ("mode", "steps")
+"""The keys of a graph reference file: its header (``mode``) and its path (``steps``)."""
 
 
 @dataclass(frozen=True)
 class ReferenceFile:
-    """A reference trajectory from a file: its messages (plain dicts) and optional header.
+    """A reference from a file: a message trajectory (``messages``) or, when ``steps`` is set,
+    a graph path (one list of nodes per invocation, a nested list per superstep); and the
+    optional header (``mode``; for messages also ``tool_args`` and ``overrides``).
 
     ``exists`` is false for a file that is still to be written (``--trajectory-update``).
     """
@@ -26,8 +31,19 @@ class ReferenceFile:
     tool_args: str | None = None
     overrides: Mapping[str, Any] | None = None
     exists: bool = True
+    steps: list[Any] | None = None
+
+    @property
+    def is_graph(self) -> bool:
+        """Whether the file holds a graph path (``steps``) rather than messages."""
+        return self.steps is not None
 
     def header(self) -> dict[str, Any]:
         """The header's settings, in file order (``mode``, ``tool_args``, ``overrides``)."""
         values = {"mode": self.mode, "tool_args": self.tool_args, "overrides": self.overrides}
         return {key: values[key] for key in HEADER_KEYS if values[key] is not None}
+
+    def graph_document(self) -> dict[str, Any]:
+        """The graph path as a reference document for the graph evaluators (``{"steps": ...}``;
+        the mode is chosen by the caller, from the header among others)."""
+        return {"steps": list(self.steps or [])}

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,13 @@ __all__ = ["Claim", "UpdateLedger"]
 class Claim:
     """The outcome of claiming a file: ``first`` when this evaluation settles it, else who did
     (``writer``), how (``written``: rewritten from a trajectory, or kept as it was) and the
-    messages it settled on."""
+    content it settled on, as JSON values (the messages with their matchers spelled, or a graph
+    reference document); ``None`` when the entry could not be read."""
 
     first: bool
     writer: str
     written: bool
-    messages: list[Any] = field(default_factory=list)
+    content: Any = None
 
 
 class UpdateLedger:
@@ -42,11 +43,12 @@ class UpdateLedger:
         digest = hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:32]
         return self.folder / f"{digest}.json"
 
-    def claim(self, path: Path, *, writer: str, written: bool, messages: list[Any]) -> Claim:
-        """Settle ``path`` on ``messages`` for this run unless an earlier evaluation did."""
+    def claim(self, path: Path, *, writer: str, written: bool, content: Any) -> Claim:
+        """Settle ``path`` on ``content`` (JSON values) for this run unless an earlier
+        evaluation did."""
         entry = self._entry(path)
         record = json.dumps(
-            {"path": str(path), "writer": writer, "written": written, "messages": messages},
+            {"path": str(path), "writer": writer, "written": written, "content": content},
             default=str,
         )
         handle, temp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
@@ -57,7 +59,7 @@ class UpdateLedger:
                 os.link(temp, entry)
             except FileExistsError:
                 return self._earlier(entry)
-            return Claim(True, writer, written, messages)
+            return Claim(True, writer, written, content)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
@@ -67,9 +69,4 @@ class UpdateLedger:
             data = json.loads(entry.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return Claim(False, "another test", True)
-        return Claim(
-            False,
-            str(data.get("writer")),
-            bool(data.get("written")),
-            list(data.get("messages") or []),
-        )
+        return Claim(False, str(data.get("writer")), bool(data.get("written")), data.get("content"))

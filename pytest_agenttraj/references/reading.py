@@ -2,6 +2,12 @@
 may be huge, deeply nested or an alias bomb. Every problem is a ``ReferenceFileError`` naming the
 file (and line), raised before anything expensive happens to the data.
 
+A file holds a message trajectory (a list of messages, or a mapping with ``messages``), whose
+tool calls' arguments may spell value matchers (``{"$regex": "^SF"}``, read here into matcher
+objects), or a graph path (a mapping with ``steps``: one list of nodes per invocation, a nested
+list per superstep). Either may have a header (``mode``, and for messages ``tool_args`` and
+``overrides``).
+
 YAML is read with the safe loader only (no Python tags), libyaml's when it is installed, and
 parsed once; anchors and aliases are refused (a few lines of them can stand for gigabytes).
 yaml is imported only here, when a file is read.
@@ -14,10 +20,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core.graph import check_graph_mode, check_graph_reference
 from ..core.matching.rules import check_tool_args_mode, check_trajectory_mode, make_config
 from ..core.normalize import to_trajectory
-from ..errors import ReferenceFileError, TrajectoryFormatError
-from .file import HEADER_KEYS, ReferenceFile
+from ..core.spelled import messages_from_spelled
+from ..errors import (
+    GraphTrajectoryFormatError,
+    InvalidMatcherError,
+    ReferenceFileError,
+    TrajectoryFormatError,
+)
+from .file import GRAPH_KEYS, HEADER_KEYS, ReferenceFile
+from .positions import JsonPositions, Positions, YamlPositions
 
 __all__ = ["MAX_DEPTH", "load_reference"]
 
@@ -28,18 +42,99 @@ MAX_DEPTH = 100
 def load_reference(path: Path) -> ReferenceFile:
     """Read and check a reference file; ``ReferenceFileError`` names the file, line and field."""
     __tracebackhide__ = True
-    data, lines = _parse(path, _read(path))
+    data, positions = _parse(path, _read(path))
+    if isinstance(data, Mapping) and "steps" in data:
+        return _graph_file(path, data, positions)
+    return _message_file(path, data, positions)
+
+
+def _where(path: Path, line: int | None) -> str:
+    return f"{path}:{line}" if line else str(path)
+
+
+def _message_file(path: Path, data: Any, positions: Positions) -> ReferenceFile:
+    __tracebackhide__ = True
     messages, header = _split(path, data)
+    root: list[str | int] = ["messages"] if isinstance(data, Mapping) else []
+    try:
+        messages = messages_from_spelled(messages)
+    except InvalidMatcherError as error:
+        steps = root if error.index is None else [*root, error.index]
+        line = positions.line(steps, error.path)
+        raise ReferenceFileError(f"{_where(path, line)}: {error}") from None
     try:
         to_trajectory(messages)
     except TrajectoryFormatError as error:
-        known = error.index is not None and error.index < len(lines)
-        line = f":{lines[error.index]}" if known and error.index is not None else ""
-        raise ReferenceFileError(f"{path}{line}: {error}") from None
+        line = None if error.index is None else positions.line([*root, error.index])
+        raise ReferenceFileError(f"{_where(path, line)}: {error}") from None
     _check_header(path, header)
     return ReferenceFile(
         path, messages, header.get("mode"), header.get("tool_args"), header.get("overrides")
     )
+
+
+def _graph_file(path: Path, data: Mapping[str, Any], positions: Positions) -> ReferenceFile:
+    """A graph reference file: ``steps`` and an optional ``mode``, checked to the node."""
+    __tracebackhide__ = True
+    if "messages" in data:
+        raise ReferenceFileError(
+            f"{_where(path, positions.line(['steps']))}: holds both 'messages' and 'steps'; a "
+            "reference file is either a message trajectory (messages) or a graph path (steps): "
+            "put each in a file of its own"
+        )
+    unknown = sorted(str(key) for key in data if key not in GRAPH_KEYS)
+    if unknown:
+        raise ReferenceFileError(
+            f"{path}: unknown key(s) {', '.join(unknown)}; a graph reference file holds "
+            "'steps' and optionally 'mode'"
+        )
+    mode = data.get("mode")
+    if mode is not None:
+        try:
+            check_graph_mode(mode, where="mode")
+        except ValueError as error:
+            raise ReferenceFileError(f"{path}: header: {error}") from None
+    try:
+        steps = check_graph_reference({"steps": data["steps"]}, source=path.name)["steps"]
+    except GraphTrajectoryFormatError as error:
+        place = [s for s in ("steps", error.invocation, error.step) if s is not None]
+        hint = _step_hint(path, data["steps"], error)
+        raise ReferenceFileError(f"{_where(path, positions.line(place))}: {error}{hint}") from None
+    _check_node_names(path, steps, positions)
+    return ReferenceFile(path, mode=mode, steps=steps)
+
+
+_NOT_NAMES = (bool, int, float, type(None))
+
+
+def _step_hint(path: Path, steps: Any, error: GraphTrajectoryFormatError) -> str:
+    """A hint for the usual causes of a bad step: a list nested in a superstep, or (in YAML) a
+    node name read as a boolean, a number or null (``on``, ``no``, ``1``, ``~``)."""
+    if error.invocation is None or error.step is None:
+        return ""
+    entry = steps[error.invocation][error.step]
+    values = entry if isinstance(entry, list) else [entry]
+    if any(isinstance(value, list) for value in values):
+        return "; supersteps do not nest: a step is a node name or one list of names"
+    if path.suffix == ".json" or not any(isinstance(value, _NOT_NAMES) for value in values):
+        return ""
+    return (
+        "; YAML reads yes, no, on, off, null, ~ and numbers as such, not as text: quote a node "
+        "name like these ('on')"
+    )
+
+
+def _check_node_names(path: Path, steps: list[Any], positions: Positions) -> None:
+    __tracebackhide__ = True
+    for invocation, entries in enumerate(steps):
+        for step, entry in enumerate(entries):
+            names = entry if isinstance(entry, list) else [entry]
+            if "" in names:
+                line = positions.line(["steps", invocation, step])
+                raise ReferenceFileError(
+                    f"{_where(path, line)}: steps[{invocation}][{step}] (invocation "
+                    f"{invocation}, step {step}) holds an empty node name"
+                )
 
 
 def _read(path: Path) -> str:
@@ -65,8 +160,8 @@ def _read(path: Path) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _parse(path: Path, text: str) -> tuple[Any, list[int]]:
-    """The document and the line of each message (YAML only)."""
+def _parse(path: Path, text: str) -> tuple[Any, Positions]:
+    """The document, and where its values are (for errors that name a line)."""
     __tracebackhide__ = True
     if path.suffix != ".json":
         return _parse_yaml(path, text)
@@ -77,10 +172,10 @@ def _parse(path: Path, text: str) -> tuple[Any, list[int]]:
     except RecursionError:
         raise ReferenceFileError(_too_deep(path, None)) from None
     _check_depth(path, data)
-    return data, []
+    return data, JsonPositions(text)
 
 
-def _parse_yaml(path: Path, text: str) -> tuple[Any, list[int]]:
+def _parse_yaml(path: Path, text: str) -> tuple[Any, Positions]:
     __tracebackhide__ = True
     import yaml
 
@@ -103,7 +198,7 @@ def _parse_yaml(path: Path, text: str) -> tuple[Any, list[int]]:
         raise ReferenceFileError(_too_deep(path, None)) from None
     finally:
         loader.dispose()
-    return data, _message_lines(node)
+    return data, YamlPositions(node)
 
 
 def _check_nodes(path: Path, root: Any) -> None:
@@ -149,20 +244,6 @@ def _too_deep(path: Path, line: int | None) -> str:
     return f"{where}: values nest more than {MAX_DEPTH} levels deep; a reference file cannot"
 
 
-def _message_lines(node: Any) -> list[int]:
-    """The line (1-based) of each message, where the document shows it."""
-    if node is None:
-        return []
-    if node.id == "mapping":
-        for key, value in node.value:
-            if getattr(key, "value", None) == "messages":
-                node = value
-                break
-    if node.id != "sequence":
-        return []
-    return [item.start_mark.line + 1 for item in node.value]
-
-
 def _split(path: Path, data: Any) -> tuple[list[Any], dict[str, Any]]:
     """The messages and the header of a document."""
     __tracebackhide__ = True
@@ -171,15 +252,16 @@ def _split(path: Path, data: Any) -> tuple[list[Any], dict[str, Any]]:
         unknown = sorted(map(str, set(data) - {"messages", *HEADER_KEYS}))
         if unknown:
             raise ReferenceFileError(
-                f"{path}: unknown key(s) {', '.join(unknown)}; a reference file "
-                f"holds 'messages' and optionally {', '.join(HEADER_KEYS)}"
+                f"{path}: unknown key(s) {', '.join(unknown)}; a reference file holds "
+                f"'messages' and optionally {', '.join(HEADER_KEYS)} (a graph reference file: "
+                "'steps' and optionally 'mode')"
             )
         header = {k: data[k] for k in HEADER_KEYS if data.get(k) is not None}
         data = data.get("messages")
     if not isinstance(data, list):
         raise ReferenceFileError(
-            f"{path}: expected a list of messages (or a mapping with 'messages'), "
-            f"got {type(data).__name__}"
+            f"{path}: expected a list of messages (or a mapping with 'messages', or one "
+            f"with 'steps' for a graph path), got {type(data).__name__}"
         )
     return data, header
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -282,3 +284,240 @@ def test_graph_results_are_logged_to_langsmith(
     assert runs["test_long_path"]["outputs"]["trajectory"] == {
         "steps": [["__start__", "node1", "node2", "node7"]]
     }
+
+
+# ---------------------------------------------------------------- graph reference files
+
+WORKFLOWS = Path(__file__).resolve().parents[2] / "examples" / "graph_workflows.py"
+
+GRAPH_FILE_TESTS = """
+import os
+
+import pytest
+from graph_workflows import approval_workflow, workflow
+from langgraph.types import Command
+
+from pytest_agenttraj import assert_graph_trajectory
+from pytest_agenttraj.langgraph import record_graph_trajectory
+
+SHORTCUT = os.environ.get("SHORTCUT") == "1"
+
+
+def run():
+    return record_graph_trajectory(workflow(), {"shortcut": SHORTCUT})[1]
+
+
+def test_by_name():
+    assert_graph_trajectory(run(), "long_path.yaml")
+
+
+@pytest.mark.trajectory(reference="long_path.yaml")
+def test_by_marker(trajectory_reference):
+    assert_graph_trajectory(run(), trajectory_reference)
+    assert_graph_trajectory(run())  # the marker's file is the test's own
+
+
+def test_fixture(graph_trajectory_evaluator):
+    result = graph_trajectory_evaluator(outputs=run(), reference_outputs="long_path.yaml")
+    assert result["score"], result["comment"]
+
+
+def test_default_name():
+    graph, thread = approval_workflow(), {"configurable": {"thread_id": "t-1"}}
+    _, trajectory = record_graph_trajectory(graph, {"text": ""}, thread)
+    verdict = "reject" if SHORTCUT else "approve"
+    _, trajectory = record_graph_trajectory(
+        graph, Command(resume=verdict), thread, previous=trajectory
+    )
+    assert_graph_trajectory(trajectory)  # trajectories/test_default_name.yaml
+"""
+
+
+@pytest.fixture
+def graph_project(project: pytest.Pytester) -> pytest.Pytester:
+    """A project with the example workflows (real LangGraph graphs) beside its tests."""
+    (project.path / "graph_workflows.py").write_text(
+        WORKFLOWS.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    return project
+
+
+def test_graph_files_are_written_checked_and_rewritten(
+    graph_project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph_project.makepyfile(GRAPH_FILE_TESTS)
+    missing = graph_project.runpytest(*plugin_args)
+    missing.assert_outcomes(failed=4)
+    missing.stdout.fnmatch_lines(
+        [
+            "E   *ReferenceFileError: reference file */trajectories/long_path.yaml does not "
+            "exist; run pytest with --trajectory-update to write it*"
+        ]
+    )
+    written = graph_project.runpytest("--trajectory-update", *plugin_args)
+    written.assert_outcomes(passed=4)
+    written.stdout.fnmatch_lines_random(
+        [
+            "agenttraj: wrote reference trajectories/long_path.yaml",
+            "agenttraj: wrote reference trajectories/test_default_name.yaml",
+        ]
+    )
+    assert written.stdout.str().count("wrote reference trajectories/long_path.yaml") == 1
+    folder = graph_project.path / "trajectories"
+    long_path = (folder / "long_path.yaml").read_text(encoding="utf-8")
+    assert long_path.startswith("steps:\n- [__start__, node1, node3, [node")
+    assert len(long_path.splitlines()) == 2  # one line per invocation
+    assert (folder / "test_default_name.yaml").read_text(encoding="utf-8") == (
+        "steps:\n- [__start__, draft, review, __interrupt__]\n- [review, publish]\n"
+    )
+    graph_project.runpytest(*plugin_args).assert_outcomes(passed=4)
+
+    monkeypatch.setenv("SHORTCUT", "1")
+    failing = graph_project.runpytest("-p", "no:randomly", *plugin_args)
+    failing.assert_outcomes(failed=4)
+    failing.stdout.fnmatch_lines(
+        [
+            "E   *GraphTrajectoryMismatch: Graph trajectory does not match the reference "
+            "(strict mode): 6 differences",
+            "E * 1. invocation 0, superstep 2: expected node3, got node2",
+        ]
+    )
+    graph_project.runpytest("--trajectory-update", *plugin_args).assert_outcomes(passed=4)
+    assert (folder / "long_path.yaml").read_text(encoding="utf-8") == (
+        "steps:\n- [__start__, node1, node2, node7]\n"
+    )
+    assert (folder / "test_default_name.yaml").read_text(encoding="utf-8") == (
+        "steps:\n- [__start__, draft, review, __interrupt__]\n"
+        "- [review, draft, review, __interrupt__]\n"
+    )
+
+
+def test_rewriting_a_graph_file_keeps_its_header_and_comments(
+    graph_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph_project.makepyfile(GRAPH_FILE_TESTS)
+    folder = graph_project.path / "trajectories"
+    folder.mkdir()
+    reviewed = (
+        "# the long path, reviewed\n"
+        "mode: unordered   # node order may change\n"
+        "steps:\n"
+        "- [__start__, node1, node3, [node4, node5], node6, node7]   # the first invocation\n"
+    )
+    (folder / "long_path.yaml").write_text(reviewed, encoding="utf-8")
+    graph_project.runpytest("-k", "by_name", "--trajectory-update").assert_outcomes(passed=1)
+    assert (folder / "long_path.yaml").read_text(encoding="utf-8") == reviewed  # kept
+    monkeypatch.setenv("SHORTCUT", "1")
+    result = graph_project.runpytest("-k", "by_name", "--trajectory-update")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["agenttraj: wrote reference trajectories/long_path.yaml"])
+    lines = (folder / "long_path.yaml").read_text(encoding="utf-8").splitlines()
+    assert lines[:3] == reviewed.splitlines()[:3]
+    # the comment stays in its column
+    assert re.fullmatch(r"- \[__start__, node1, node2, node7\] +# the first invocation", lines[3])
+    assert len(lines) == 4
+
+
+MODE_TESTS = """
+import pytest
+from pytest_agenttraj import assert_graph_trajectory
+
+LONG = {"steps": [["__start__", "node1", "node3", ["node4", "node5"], "node6", "node7"]]}
+
+def test_header():
+    assert_graph_trajectory(LONG, "loose.yaml")
+
+@pytest.mark.trajectory(mode="strict")
+def test_marker_over_header():
+    assert_graph_trajectory(LONG, "loose.yaml")
+
+@pytest.mark.trajectory(mode="strict")
+def test_argument_over_marker():
+    assert_graph_trajectory(LONG, "loose.yaml", mode="superset")
+
+def test_argument_over_header():
+    assert_graph_trajectory(LONG, "loose.yaml", mode="strict")
+
+def test_fixture_header(graph_trajectory_evaluator):
+    assert graph_trajectory_evaluator(outputs=LONG, reference_outputs="loose.yaml")["score"]
+
+@pytest.mark.trajectory(mode="strict")
+def test_fixture_marker(graph_trajectory_evaluator):
+    assert graph_trajectory_evaluator(outputs=LONG, reference_outputs="loose.yaml")["score"]
+
+@pytest.mark.trajectory(reference="loose.yaml")
+def test_own_file_header(graph_trajectory_evaluator, trajectory_config):
+    assert trajectory_config.sources["mode"] == "reference file header"
+    assert graph_trajectory_evaluator(outputs=LONG, reference_outputs=LONG)["key"] == (
+        "graph_trajectory_superset_match"
+    )
+"""
+
+
+@pytest.mark.parametrize("options", [[], ["--trajectory-mode=strict"]], ids=["default", "cli"])
+def test_graph_file_mode_precedence(project: pytest.Pytester, options: list[str]) -> None:
+    """argument > marker > the file's mode: > command line / ini > strict."""
+    project.makepyfile(MODE_TESTS)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "loose.yaml").write_text(
+        "mode: superset\nsteps:\n- [node1, node6, node7]\n", encoding="utf-8"
+    )
+    result = project.runpytest("--trajectory-report=report.json", *options)
+    result.assert_outcomes(passed=4, failed=3)
+    report = json.loads((project.path / "report.json").read_text(encoding="utf-8"))
+    failed = {r["nodeid"].split("::")[1] for r in report["results"] if not r["passed"]}
+    assert failed == {"test_marker_over_header", "test_argument_over_header", "test_fixture_marker"}
+    modes = {r["nodeid"].split("::")[1]: r["mode"] for r in report["results"]}
+    assert modes == {
+        "test_header": "superset",
+        "test_marker_over_header": "strict",
+        "test_argument_over_marker": "superset",
+        "test_argument_over_header": "strict",
+        "test_fixture_header": "superset",
+        "test_fixture_marker": "strict",
+        "test_own_file_header": "superset",
+    }
+    files = {r["nodeid"].split("::")[1]: r.get("reference_file") for r in report["results"]}
+    assert files["test_header"] == files["test_fixture_header"] == "trajectories/loose.yaml"
+
+
+def test_a_file_of_the_other_kind_says_which_function_to_use(
+    project: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    project.makepyfile(
+        """
+        from pytest_agenttraj import assert_graph_trajectory, assert_trajectory
+
+        def test_messages_against_a_graph_file():
+            assert_trajectory([{"role": "user", "content": "q"}], "flow.yaml")
+
+        def test_graph_against_a_message_file(graph_trajectory_evaluator):
+            graph_trajectory_evaluator(outputs={"steps": [["a"]]}, reference_outputs="chat.yaml")
+
+        def test_a_broken_graph_file():
+            assert_graph_trajectory({"steps": [["a"]]}, "broken.yaml")
+        """
+    )
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "flow.yaml").write_text("steps:\n- [a]\n", encoding="utf-8")
+    (folder / "chat.yaml").write_text("- {role: user, content: q}\n", encoding="utf-8")
+    (folder / "broken.yaml").write_text("mode: strict\nsteps:\n- [a, [b, [c]]]\n")
+    # under --trajectory-update too: a file of the other kind is never overwritten
+    result = project.runpytest("--trajectory-update", "-p", "no:randomly", *plugin_args)
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines_random(
+        [
+            "E   *ReferenceFileError: reference file trajectories/flow.yaml holds a graph path "
+            "(steps): compare a graph trajectory with it through assert_graph_trajectory or the "
+            "graph_trajectory_evaluator fixture, or give assert_trajectory a file of messages",
+            "E   *ReferenceFileError: reference file trajectories/chat.yaml holds messages, not a "
+            "graph path (steps): compare a message trajectory with it through assert_trajectory "
+            "or the trajectory_evaluator fixture*",
+            "E   *ReferenceFileError: */trajectories/broken.yaml:3: broken.yaml[[]'steps'][[]0]"
+            "[[]1] (invocation 0, step 1) must list node names, got *; supersteps do not nest*",
+        ]
+    )
+    assert (folder / "flow.yaml").read_text(encoding="utf-8") == "steps:\n- [a]\n"
+    assert (folder / "chat.yaml").read_text(encoding="utf-8") == "- {role: user, content: q}\n"

@@ -1,5 +1,6 @@
 """--trajectory-update settles each reference file once per run: tests sharing a file, and the
-attempts of a repeated test, must agree with it, serially and across pytest-xdist workers."""
+attempts of a repeated test, must agree with it, serially and across pytest-xdist workers; with
+value matchers in the file, and for graph reference files too."""
 
 from __future__ import annotations
 
@@ -106,3 +107,153 @@ def test_repeated_attempts_that_agree_write_once(project: pytest.Pytester) -> No
     result.assert_outcomes(passed=1)
     assert result.stdout.str().count("wrote reference trajectories/agent.yaml") == 1
     project.runpytest().assert_outcomes(passed=1)
+
+
+MATCHING = """
+import os
+from pytest_agenttraj import assert_trajectory
+
+UNIT = os.environ.get("UNIT", "c")
+
+def run(code):
+    return [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "tool_calls": [
+            {"name": "get_weather", "args": {"location_code": code, "unit": UNIT}}]},
+    ]
+
+def test_one():
+    assert_trajectory(run("location-123"), "shared.yaml")
+
+def test_two():
+    assert_trajectory(run(os.environ.get("SECOND", "location-456")), "shared.yaml")
+"""
+
+WITH_MATCHER = """\
+- content: Weather?
+  role: user
+- role: assistant
+  tool_calls:
+  - args:
+      location_code: {$regex: "location-[0-9]+"}   # any location
+      unit: c
+    name: get_weather
+"""
+
+
+def test_tests_whose_values_both_match_a_matcher_agree(
+    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(test_shared=MATCHING)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    shared = folder / "shared.yaml"
+    shared.write_text(WITH_MATCHER, encoding="utf-8")
+    kept = project.runpytest("--trajectory-update", *plugin_args)
+    kept.assert_outcomes(passed=2)
+    assert "wrote reference" not in kept.stdout.str()
+    assert shared.read_text(encoding="utf-8") == WITH_MATCHER
+    # the unit changed: the first test rewrites the file, keeping the matcher both codes match,
+    # and the second agrees with what it wrote
+    monkeypatch.setenv("UNIT", "f")
+    rewritten = project.runpytest("--trajectory-update", *plugin_args)
+    rewritten.assert_outcomes(passed=2)
+    assert rewritten.stdout.str().count("wrote reference trajectories/shared.yaml") == 1
+    assert shared.read_text(encoding="utf-8") == WITH_MATCHER.replace("unit: c", "unit: f")
+    project.runpytest(*plugin_args).assert_outcomes(passed=2)
+
+
+def test_a_value_outside_the_matcher_disagrees(
+    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(test_shared=MATCHING)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "shared.yaml").write_text(WITH_MATCHER, encoding="utf-8")
+    monkeypatch.setenv("UNIT", "f")
+    monkeypatch.setenv("SECOND", "place-9")
+    result = project.runpytest("--trajectory-update", "-p", "no:randomly", *plugin_args)
+    result.assert_outcomes(passed=1, failed=1)
+    written = (folder / "shared.yaml").read_text(encoding="utf-8")
+    if "by test_shared.py::test_one (written)" in result.stdout.str():
+        # test_two compared with the file test_one wrote, whose matcher refuses place-9
+        expected = ["*- location_code: Regex('location-[[]0-9]+')", "*+ location_code: 'place-9'"]
+        assert '{$regex: "location-[0-9]+"}   # any location' in written
+    else:  # (under xdist) test_two came first: place-9 does not match, so it was written
+        expected = ["*- location_code: 'place-9'", "*+ location_code: 'location-123'"]
+        assert "location_code: place-9" in written
+    result.stdout.fnmatch_lines(
+        ["*ReferenceConflict: reference file trajectories/shared.yaml was settled earlier *"]
+    )
+    result.stdout.fnmatch_lines(expected)
+
+
+GRAPH_SHARED = """
+import os
+from pytest_agenttraj import assert_graph_trajectory
+
+def run(second):
+    return {"steps": [["__start__", "plan", second, "done"]]}
+
+def test_one():
+    assert_graph_trajectory(run("search"), "flow.yaml")
+
+def test_two():
+    assert_graph_trajectory(run(os.environ.get("SECOND", "search")), "flow.yaml")
+"""
+
+
+def test_graph_files_are_settled_once_per_run(
+    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(test_shared=GRAPH_SHARED)
+    agreed = project.runpytest("--trajectory-update", *plugin_args)
+    agreed.assert_outcomes(passed=2)
+    assert agreed.stdout.str().count("agenttraj: wrote reference trajectories/flow.yaml") == 1
+    monkeypatch.setenv("SECOND", "browse")
+    (project.path / "trajectories" / "flow.yaml").unlink()
+    result = project.runpytest("--trajectory-update", "-p", "no:randomly", *plugin_args)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ReferenceConflict: reference file trajectories/flow.yaml was settled earlier in "
+            "this run by test_shared.py::test_* (written), and this trajectory does not match it.*",
+            "*Graph trajectory does not match the reference (strict mode): *",
+            "*invocation 0, superstep 2: expected *, got *",
+        ]
+    )
+    written = (project.path / "trajectories" / "flow.yaml").read_text(encoding="utf-8")
+    assert written in {
+        "steps:\n- [__start__, plan, search, done]\n",
+        "steps:\n- [__start__, plan, browse, done]\n",
+    }
+
+
+GRAPH_REPEATED = """
+import itertools
+import pytest
+from pytest_agenttraj import assert_graph_trajectory
+
+nodes = itertools.cycle({nodes!r})
+
+@pytest.mark.trajectory(repeat=3, pass_rule="majority")
+def test_workflow():
+    assert_graph_trajectory({{"steps": [["__start__", next(nodes)]]}}, "workflow.yaml")
+"""
+
+
+def test_repeated_graph_attempts_must_agree(project: pytest.Pytester) -> None:
+    project.makepyfile(test_repeat=GRAPH_REPEATED.format(nodes=["a", "b", "a"]))
+    result = project.runpytest("--trajectory-update")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*settled earlier in this run by test_repeat.py::test_workflow (attempt 1) (written)*",
+            "*attempt 2 disagreed with a reference file an earlier attempt wrote under "
+            "--trajectory-update: the attempts must agree",
+        ]
+    )
+    project.makepyfile(test_repeat=GRAPH_REPEATED.format(nodes=["a"]))
+    again = project.runpytest("--trajectory-update")
+    again.assert_outcomes(passed=1)
+    assert "wrote reference" not in again.stdout.str()  # the file already says "a"

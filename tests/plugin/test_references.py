@@ -284,3 +284,75 @@ def test_input_errors_show_the_users_line_not_the_packages_frames(
         ]
     )
     assert len(result.outlines) < 60
+
+
+MATCHER_FILE = """\
+# any location code will do; the unit is Celsius or Fahrenheit
+mode: strict
+messages:
+- content: Weather in 苏州?
+  role: user
+- role: assistant
+  tool_calls:
+  - args:
+      location_code: {$regex: "location-[0-9]+"}
+    name: get_weather
+- content: Sunny
+  role: tool
+- content: Sunny.
+  role: assistant
+"""
+
+MATCHER_TESTS = (
+    AGENT
+    + """
+
+def test_evaluator(trajectory_evaluator):
+    result = trajectory_evaluator(outputs=run_agent(), reference_outputs="weather.yaml")
+    assert result["score"], result["comment"]
+"""
+)
+
+
+def test_matchers_in_a_file_match_through_every_way_of_naming_it(
+    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(MATCHER_TESTS)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    for name in ("weather.yaml", "test_default_name.yaml"):
+        (folder / name).write_text(MATCHER_FILE, encoding="utf-8")
+    for code in ("location-123", "location-9"):
+        monkeypatch.setenv("AGENT_CODE", code)
+        project.runpytest(*plugin_args).assert_outcomes(passed=4)
+    monkeypatch.setenv("AGENT_CODE", "place-1")
+    failing = project.runpytest("-k", "by_name", *plugin_args)
+    failing.assert_outcomes(failed=1)
+    failing.stdout.fnmatch_lines(
+        [
+            "E   *TrajectoryMismatch: Trajectory does not match the reference (strict mode, "
+            "exact args): 1 problem",
+            "E * 1. message 1: tool call 'get_weather' args differ (exact)",
+            "E *      - location_code: Regex('location-[[]0-9]+')",
+            "E *      + location_code: 'place-1'",
+        ]
+    )
+
+
+def test_an_invalid_matcher_in_a_file_names_file_line_and_path(project: pytest.Pytester) -> None:
+    project.makepyfile(AGENT)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "weather.yaml").write_text(
+        MATCHER_FILE.replace('{$regex: "location-[0-9]+"}', '{$regex: "location-[0-9"}'),
+        encoding="utf-8",
+    )
+    result = project.runpytest("-k", "by_name")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ReferenceFileError: */trajectories/weather.yaml:9: message 1, "
+            "tool_calls[[]0].args.location_code: invalid Regex 'location-[[]0-9': unterminated "
+            "character set*"
+        ]
+    )

@@ -199,3 +199,48 @@ def test_nothing_yet():
             "agenttraj: kept 2 reference file(s) that no evaluation read but a test names*",
         ]
     )
+
+
+GRAPH_TESTS = """
+import pytest
+from pytest_agenttraj import assert_graph_trajectory
+
+PATH = {"steps": [["__start__", "plan", "done"]]}
+
+def test_by_name():
+    assert_graph_trajectory(PATH, "-".join(["long", "path"]) + ".yaml")  # no string names it
+
+def test_fixture(graph_trajectory_evaluator):
+    name = "".join(["fix", "ture.json"])
+    assert graph_trajectory_evaluator(outputs=PATH, reference_outputs=name)["score"]
+
+def test_own_file():
+    assert_graph_trajectory(PATH)
+
+@pytest.mark.skip(reason="later")
+@pytest.mark.trajectory(reference="later.yaml")
+def test_later():
+    assert_graph_trajectory(PATH)
+"""
+
+
+def test_graph_files_count_as_used_like_message_files(
+    project: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    project.makepyfile(test_workflow_files=GRAPH_TESTS)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    graph = "steps:\n- [__start__, plan, done]\n"
+    for name in ("long-path.yaml", "test_own_file.yaml", "later.yaml", "stale.yaml"):
+        (folder / name).write_text(graph, encoding="utf-8")
+    (folder / "fixture.json").write_text('{"steps": [["__start__", "plan", "done"]]}')
+    result = project.runpytest("--trajectory-prune-unused", *plugin_args)
+    result.assert_outcomes(passed=3, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agenttraj: deleted unused reference trajectories/stale.yaml",
+            "agenttraj: kept 1 reference file(s) that no evaluation read but a test names*",
+            "    trajectories/later.yaml",
+        ]
+    )
+    assert _names(folder) == ["fixture.json", "later.yaml", "long-path.yaml", "test_own_file.yaml"]
