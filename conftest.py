@@ -23,12 +23,17 @@ if str(EXAMPLES) not in sys.path:
 
 @pytest.fixture(autouse=True)
 def _lean_inner_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inner pytest runs (``pytester``) load no anyio plugin: it comes with langsmith's
-    dependencies, nothing here uses it, and where bytecode is not cached its start-up costs a
-    quarter of a second in every process (each inner run and each of its xdist workers)."""
+    """Inner pytest runs (``pytester``) may write bytecode, and load no anyio plugin.
+
+    pytest rewrites the modules of every plugin it loads (langsmith's package among them: some
+    200 modules); where ``PYTHONDONTWRITEBYTECODE`` is set it cannot cache the result, and each
+    process parses and compiles them again, a second per start. anyio's plugin comes with
+    langsmith's dependencies and nothing here uses it.
+    """
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS: set it afterwards
         monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:anyio")
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
 
 
 @pytest.fixture

@@ -38,11 +38,9 @@ def test_recorded_not_asserted():
 """
 
 
-def test_results_in_the_summary_with_their_mode(
-    project: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_results_in_the_summary_with_their_mode(project: pytest.Pytester) -> None:
     project.makepyfile(GRAPH_TESTS)
-    result = project.runpytest("-v", *plugin_args)
+    result = project.runpytest("-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
         [
@@ -92,12 +90,12 @@ def test_results_in_the_json_report(project: pytest.Pytester, plugin_args: list[
 
 
 def test_the_baseline_catches_a_graph_regression(
-    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(GRAPH_TESTS)
     project.runpytest("--trajectory-report=main.json").assert_outcomes(passed=3)
     monkeypatch.setenv("BROKEN", "1")
-    result = project.runpytest("--trajectory-baseline=main.json", *plugin_args)
+    result = project.runpytest("--trajectory-baseline=main.json")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -108,11 +106,11 @@ def test_the_baseline_catches_a_graph_regression(
 
 
 def test_a_failing_assertion_shows_the_graph_diff(
-    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(GRAPH_TESTS)
     monkeypatch.setenv("BROKEN", "1")
-    result = project.runpytest("-k", "long_path", *plugin_args)
+    result = project.runpytest("-k", "long_path")
     assert result.parseoutcomes()["failed"] == 1  # xdist does not count the deselected ones
     result.stdout.fnmatch_lines(
         [
@@ -187,7 +185,7 @@ def test_the_fixture_is_documented(project: pytest.Pytester) -> None:
     )
 
 
-def test_a_recorded_langgraph_run(project: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_a_recorded_langgraph_run(project: pytest.Pytester) -> None:
     project.makepyfile(
         """
         import operator
@@ -218,7 +216,7 @@ def test_a_recorded_langgraph_run(project: pytest.Pytester, plugin_args: list[st
             )
         """
     )
-    result = project.runpytest(*plugin_args)
+    result = project.runpytest()
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*::test_fan_out  graph_trajectory_strict_match  strict  true*"])
 
@@ -343,10 +341,10 @@ def graph_project(project: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_graph_files_are_written_checked_and_rewritten(
-    graph_project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    graph_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     graph_project.makepyfile(GRAPH_FILE_TESTS)
-    missing = graph_project.runpytest(*plugin_args)
+    missing = graph_project.runpytest()
     missing.assert_outcomes(failed=4)
     missing.stdout.fnmatch_lines(
         [
@@ -354,7 +352,7 @@ def test_graph_files_are_written_checked_and_rewritten(
             "exist; run pytest with --trajectory-update to write it*"
         ]
     )
-    written = graph_project.runpytest("--trajectory-update", *plugin_args)
+    written = graph_project.runpytest("--trajectory-update")
     written.assert_outcomes(passed=4)
     written.stdout.fnmatch_lines_random(
         [
@@ -370,10 +368,10 @@ def test_graph_files_are_written_checked_and_rewritten(
     assert (folder / "test_default_name.yaml").read_text(encoding="utf-8") == (
         "steps:\n- [__start__, draft, review, __interrupt__]\n- [review, publish]\n"
     )
-    graph_project.runpytest(*plugin_args).assert_outcomes(passed=4)
+    graph_project.runpytest().assert_outcomes(passed=4)
 
     monkeypatch.setenv("SHORTCUT", "1")
-    failing = graph_project.runpytest("-p", "no:randomly", *plugin_args)
+    failing = graph_project.runpytest("-p", "no:randomly")
     failing.assert_outcomes(failed=4)
     failing.stdout.fnmatch_lines(
         [
@@ -382,7 +380,7 @@ def test_graph_files_are_written_checked_and_rewritten(
             "E * 1. invocation 0, superstep 2: expected node3, got node2",
         ]
     )
-    graph_project.runpytest("--trajectory-update", *plugin_args).assert_outcomes(passed=4)
+    graph_project.runpytest("--trajectory-update").assert_outcomes(passed=4)
     assert (folder / "long_path.yaml").read_text(encoding="utf-8") == (
         "steps:\n- [__start__, node1, node2, node7]\n"
     )
@@ -482,9 +480,7 @@ def test_graph_file_mode_precedence(project: pytest.Pytester, options: list[str]
     assert files["test_header"] == files["test_fixture_header"] == "trajectories/loose.yaml"
 
 
-def test_a_file_of_the_other_kind_says_which_function_to_use(
-    project: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_a_file_of_the_other_kind_says_which_function_to_use(project: pytest.Pytester) -> None:
     project.makepyfile(
         """
         from pytest_agenttraj import assert_graph_trajectory, assert_trajectory
@@ -505,7 +501,7 @@ def test_a_file_of_the_other_kind_says_which_function_to_use(
     (folder / "chat.yaml").write_text("- {role: user, content: q}\n", encoding="utf-8")
     (folder / "broken.yaml").write_text("mode: strict\nsteps:\n- [a, [b, [c]]]\n")
     # under --trajectory-update too: a file of the other kind is never overwritten
-    result = project.runpytest("--trajectory-update", "-p", "no:randomly", *plugin_args)
+    result = project.runpytest("--trajectory-update", "-p", "no:randomly")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines_random(
         [

@@ -45,10 +45,10 @@ def test_missing_file_fails_with_a_hint(project: pytest.Pytester) -> None:
 
 
 def test_update_writes_stable_files_then_rerun_passes(
-    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(AGENT)
-    result = project.runpytest("--trajectory-update", *plugin_args)
+    result = project.runpytest("--trajectory-update")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
         [
@@ -73,7 +73,7 @@ def test_update_writes_stable_files_then_rerun_passes(
         "  role: assistant\n"
     )
     assert "call_1" not in text
-    project.runpytest(*plugin_args).assert_outcomes(passed=3)
+    project.runpytest().assert_outcomes(passed=3)
     # the agent regresses: the files catch it, and an update rewrites them
     monkeypatch.setenv("AGENT_CODE", "location-999")
     failing = project.runpytest()
@@ -315,7 +315,7 @@ def test_evaluator(trajectory_evaluator):
 
 
 def test_matchers_in_a_file_match_through_every_way_of_naming_it(
-    project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project.makepyfile(MATCHER_TESTS)
     folder = project.path / "trajectories"
@@ -324,9 +324,9 @@ def test_matchers_in_a_file_match_through_every_way_of_naming_it(
         (folder / name).write_text(MATCHER_FILE, encoding="utf-8")
     for code in ("location-123", "location-9"):
         monkeypatch.setenv("AGENT_CODE", code)
-        project.runpytest(*plugin_args).assert_outcomes(passed=4)
+        project.runpytest().assert_outcomes(passed=4)
     monkeypatch.setenv("AGENT_CODE", "place-1")
-    failing = project.runpytest("-k", "by_name", *plugin_args)
+    failing = project.runpytest("-k", "by_name")
     failing.assert_outcomes(failed=1)
     failing.stdout.fnmatch_lines(
         [
