@@ -4,20 +4,18 @@ each documented for ``pytest --fixtures``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..evaluators.graph import GraphEvaluator, make_graph_evaluator
-from ..evaluators.result import EvaluatorResult
-from ..evaluators.trajectory import (
-    AsyncTrajectoryMatchEvaluator,
-    TrajectoryMatchEvaluator,
-    async_face,
-)
-from ..references import ReferenceFile, handle_file_reference, handle_graph_file_reference
 from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
+
+if TYPE_CHECKING:  # imported by each fixture when a test asks for it, not at start-up
+    from ..evaluators.graph import GraphEvaluator
+    from ..evaluators.result import EvaluatorResult
+    from ..evaluators.trajectory import AsyncTrajectoryMatchEvaluator, TrajectoryMatchEvaluator
+    from ..references import ReferenceFile
 
 __all__ = [
     "assert_trajectory_fixture",
@@ -75,6 +73,9 @@ def trajectory_evaluator(trajectory_config: TrajectorySettings) -> TrajectoryMat
             result = trajectory_evaluator(outputs=messages, reference_outputs=reference)
             assert result["score"]
     """
+    from ..evaluators.trajectory import TrajectoryMatchEvaluator
+    from ..references import handle_file_reference
+
     return TrajectoryMatchEvaluator(
         trajectory_config.match_config(),
         origin="trajectory_evaluator",
@@ -94,6 +95,9 @@ def async_trajectory_evaluator(
             result = await async_trajectory_evaluator(outputs=messages, reference_outputs=ref)
             assert result["score"]
     """
+    from ..evaluators.trajectory import TrajectoryMatchEvaluator, async_face
+    from ..references import handle_file_reference
+
     return async_face(
         TrajectoryMatchEvaluator(
             trajectory_config.match_config(),
@@ -120,6 +124,8 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEv
             graph_trajectory_evaluator(outputs=trajectory, reference_outputs="long_path.yaml")
     """
     from ..core.graph import check_graph_mode
+    from ..evaluators.graph import make_graph_evaluator
+    from ..references import handle_graph_file_reference
 
     try:
         mode = check_graph_mode(trajectory_config.mode, where="mode")

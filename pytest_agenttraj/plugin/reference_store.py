@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from ..errors import ReferenceFileError
-from ..references import REFERENCE_SUFFIXES, Claim, ReferenceFile, UpdateLedger, load_reference
+from ..references.file import REFERENCE_SUFFIXES, ReferenceFile
+from ..references.ledger import Claim, UpdateLedger
 
 __all__ = [
     "FOLDER",
@@ -87,6 +88,8 @@ class ItemReferences:
         path = self.path_for(name)
         if not path.exists():
             return ReferenceFile(path, exists=False)
+        from ..references.reading import load_reference  # the core's readers, when a file is read
+
         return load_reference(path)
 
     def claim(self, path: Path, *, written: bool, content: Any) -> Claim:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..references import REFERENCE_SUFFIXES
+from ..references.file import REFERENCE_SUFFIXES
 from .reference_store import FOLDER, relative
 
 if TYPE_CHECKING:

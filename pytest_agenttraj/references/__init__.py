@@ -18,34 +18,87 @@ value matchers may stand in tool-call arguments (``{"$regex": "^SF"}``)::
 
 Reading (:mod:`.reading`) treats the file as untrusted input; writing (:mod:`.writing`) keeps
 a file's header and comments; :mod:`.ledger` settles each file once per run under
-``--trajectory-update``; :mod:`.evaluate` evaluates against a file.
-"""
+``--trajectory-update``; :mod:`.evaluate` evaluates against a file. Each name is imported when
+first used."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 from ..errors import ReferenceFileError
-from .evaluate import (
-    ReferenceConflict,
-    evaluate_graph_reference_file,
-    evaluate_reference_file,
-    handle_file_reference,
-    handle_graph_file_reference,
-    names_a_file,
-    resolve_reference,
-    with_header,
-)
-from .file import GRAPH_KEYS, HEADER_KEYS, REFERENCE_SUFFIXES, ReferenceFile
-from .ledger import Claim, UpdateLedger
-from .reading import MAX_DEPTH, load_reference
-from .writing import (
-    dump_graph_reference,
-    dump_reference,
-    plain_messages,
-    updated_messages,
-    write_graph_reference,
-    write_messages,
-    write_reference,
-)
+
+if TYPE_CHECKING:
+    from .evaluate import (
+        ReferenceConflict,
+        evaluate_graph_reference_file,
+        evaluate_reference_file,
+        handle_file_reference,
+        handle_graph_file_reference,
+        names_a_file,
+        resolve_reference,
+        with_header,
+    )
+    from .file import (
+        GRAPH_KEYS,
+        HEADER_KEYS,
+        REFERENCE_SUFFIXES,
+        ReferenceFile,
+    )
+    from .ledger import (
+        Claim,
+        UpdateLedger,
+    )
+    from .reading import (
+        MAX_DEPTH,
+        load_reference,
+    )
+    from .writing import (
+        dump_graph_reference,
+        dump_reference,
+        plain_messages,
+        updated_messages,
+        write_graph_reference,
+        write_messages,
+        write_reference,
+    )
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    ".evaluate": (
+        "ReferenceConflict",
+        "evaluate_graph_reference_file",
+        "evaluate_reference_file",
+        "handle_file_reference",
+        "handle_graph_file_reference",
+        "names_a_file",
+        "resolve_reference",
+        "with_header",
+    ),
+    ".file": (
+        "GRAPH_KEYS",
+        "HEADER_KEYS",
+        "REFERENCE_SUFFIXES",
+        "ReferenceFile",
+    ),
+    ".ledger": (
+        "Claim",
+        "UpdateLedger",
+    ),
+    ".reading": (
+        "MAX_DEPTH",
+        "load_reference",
+    ),
+    ".writing": (
+        "dump_graph_reference",
+        "dump_reference",
+        "plain_messages",
+        "updated_messages",
+        "write_graph_reference",
+        "write_messages",
+        "write_reference",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "GRAPH_KEYS",

@@ -11,12 +11,8 @@ pairing in :mod:`.calls` (with :mod:`.matcher_pairing` for reference args holdin
 from __future__ import annotations
 
 from ..model import Trajectory
-from .calls import match_calls
-from .in_order import match_in_order
 from .report import GivenSides, MatchReport
 from .rules import MatchConfig
-from .strict import match_strict
-from .vacuous import vacuous_problems
 
 __all__ = ["MatchReport", "match_trajectories"]
 
@@ -25,6 +21,12 @@ def match_trajectories(
     output: Trajectory, reference: Trajectory, config: MatchConfig
 ) -> MatchReport:
     """Compare two normalised trajectories under ``config``."""
+    # The matchers load on the first comparison, not when the plugin starts.
+    from .calls import match_calls
+    from .in_order import match_in_order
+    from .strict import match_strict
+    from .vacuous import vacuous_problems
+
     if not config.allow_empty:
         refused = vacuous_problems(output, reference, config.mode)
         if refused:
