@@ -562,3 +562,37 @@ def test_an_any_everywhere_reference_matches_every_output_with_the_same_tools(
         output.append(tool())
         reference.append(tool())
     assert match(output, reference, mode, args_mode).matched
+
+
+def test_a_matcher_class_defined_after_evaluations_is_still_seen() -> None:
+    """Before any matcher class exists no value can hold a matcher; one defined later (here a
+    user's own, in a fresh interpreter where the built-in ones never loaded) is honoured."""
+    code = """
+import sys
+from pytest_agenttraj import create_trajectory_match_evaluator
+
+def side(value):
+    return [{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "look_up", "arguments": {"city": value}}}]}]
+
+evaluator = create_trajectory_match_evaluator(trajectory_match_mode="unordered")
+assert not evaluator(outputs=side("Paris"), reference_outputs=side("Rome"))["score"]
+assert "pytest_agenttraj.core.matchers" not in sys.modules
+
+from pytest_agenttraj.core.values import Matcher
+
+class Capital(Matcher):
+    def matches(self, actual):
+        return actual in ("Paris", "Rome")
+
+assert evaluator(outputs=side("Paris"), reference_outputs=side(Capital()))["score"]
+assert not evaluator(outputs=side("Lyon"), reference_outputs=side(Capital()))["score"]
+print("ok")
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

@@ -58,15 +58,27 @@ MISSING: Any = _Missing()
 _NAN = ("nan",)
 
 
+_matcher_kinds: list[type] = []
+"""The subclasses of ``Matcher`` defined so far. Until one is (the built-in ones come with
+``pytest_agenttraj.core.matchers``, which loads only when used), no value can hold a matcher,
+and ``holds_matcher`` need not look."""
+
+
 class Matcher:
     """A value in reference arguments that stands for every actual value it accepts.
 
     Subclasses (``ANY``, ``Regex``, ``Approx``, ``OneOf``, ``Contains``) are immutable, validated
     when built, and show what they require in their ``repr``. They are not values that hash
     alike when they match, so calls whose reference args hold one are paired by search.
+    ``Matcher`` itself is abstract: only instances of subclasses match anything.
     """
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _matcher_kinds.append(cls)
+
     spelled_key: ClassVar[str] = ""
     """The key of the matcher's spelled form in reference files (``$regex``); empty when it
     has none."""
@@ -267,6 +279,8 @@ def lookup_path(args: Mapping[str, Any], path: str) -> Any:
 
 def holds_matcher(value: Any) -> bool:
     """Whether ``value`` is a matcher or holds one anywhere inside its dicts and lists."""
+    if not _matcher_kinds:
+        return False
     stack = [value]
     while stack:
         item = stack.pop()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import Trajectory
 from ..values import canonical, json_text, signature
@@ -25,6 +25,7 @@ from .rules import ArgsRule, MatchConfig
 __all__ = ["match_calls", "pair_calls"]
 
 Args = Mapping[str, Any]
+_K = TypeVar("_K")
 
 
 def match_calls(output: Trajectory, reference: Trajectory, config: MatchConfig) -> MatchReport:
@@ -185,6 +186,20 @@ def _pair_by_search(
     complete_matching(match_out, match_ref, first_choices, related)
 
 
+def _once_per_dict(key: Callable[[Args], _K]) -> Callable[[Args], _K]:
+    """``key``, computed once per arguments dict: the calls of one comparison whose arguments
+    came from one text (on either side) share one dict (see normalize)."""
+    known: dict[int, _K] = {}
+
+    def key_of(args: Args) -> _K:
+        name = id(args)
+        if name not in known:
+            known[name] = key(args)
+        return known[name]
+
+    return key_of
+
+
 def _pair_by_key(
     out_args: list[Args],
     ref_args: list[Args],
@@ -192,16 +207,8 @@ def _pair_by_key(
     match_ref: list[int],
     key: Callable[[Args], Hashable | None],
 ) -> None:
-    """Pair still-unpaired calls whose ``key`` is equal (and not ``None``), in order. Calls whose
-    arguments came from one text share one dict (see normalize): its key is computed once."""
-    known: dict[int, Hashable | None] = {}
-
-    def key_of(args: Args) -> Hashable | None:
-        name = id(args)
-        if name not in known:
-            known[name] = key(args)
-        return known[name]
-
+    """Pair still-unpaired calls whose ``key`` is equal (and not ``None``), in order."""
+    key_of = _once_per_dict(key)
     buckets: dict[Hashable, deque[int]] = defaultdict(deque)
     for j, args in enumerate(ref_args):
         if match_ref[j] == -1:
@@ -230,11 +237,12 @@ def _pair_equal_values(
     canonical value), computing that costly key only for calls whose cheap ``signature`` some
     call on the other side shares: where most calls differ, most keys are never computed."""
     out_ids, ref_ids = _sharing_signatures(out_args, ref_args, match_out, match_ref)
+    key_of = _once_per_dict(key)
     buckets: dict[Hashable, deque[int]] = defaultdict(deque)
     for j in ref_ids:
-        buckets[key(ref_args[j])].append(j)
+        buckets[key_of(ref_args[j])].append(j)
     for i in out_ids:
-        bucket = buckets.get(key(out_args[i]))
+        bucket = buckets.get(key_of(out_args[i]))
         if bucket:
             j = bucket.popleft()
             match_out[i], match_ref[j] = j, i
@@ -245,14 +253,7 @@ def _sharing_signatures(
 ) -> tuple[list[int], list[int]]:
     """The unpaired calls of each side (in order) whose signature an unpaired call of the other
     side shares."""
-    signatures: dict[int, Hashable] = {}
-
-    def signature_of(args: Args) -> Hashable:
-        name = id(args)  # calls whose arguments came from one text share one dict
-        if name not in signatures:
-            signatures[name] = signature(args)
-        return signatures[name]
-
+    signature_of = _once_per_dict(signature)
     by_signature: dict[Hashable, list[int]] = defaultdict(list)
     for j, args in enumerate(ref_args):
         if match_ref[j] == -1:

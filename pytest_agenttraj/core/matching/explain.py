@@ -143,6 +143,19 @@ class _Pool:
             if id(call) not in self.used:
                 yield call
 
+    def first_free(self, name: str) -> CallRef | None:
+        """The first unused call of ``name`` (what ``free`` would give first), or ``None``."""
+        queue = self.by_name.get(name)
+        if not queue:
+            return None
+        used = self.used
+        while queue and id(queue[0]) in used:
+            queue.popleft()
+        for call in queue:
+            if id(call) not in used:
+                return call
+        return None
+
     def take(self, call: CallRef) -> None:
         self.used.add(id(call))
         self.claimed[call.call.name].append(call)
@@ -208,7 +221,10 @@ def _lone_problem(
     name = lone.call.name
     rule = config.rule_for(name)
     find = _closest if full else _first
-    closest, diffs = find(lone, free.free(name), rule, side)
+    if full:
+        closest, diffs = _closest(lone, free.free(name), rule, side)
+    else:
+        closest, diffs = free.first_free(name), ()
     if closest is not None:
         if claim:
             free.take(closest)
