@@ -75,7 +75,10 @@ def _messages(items: Sequence[Any], memo: Memo) -> list[Message]:
         if type(item) is dict and "type" not in item:  # a chat message dict: the common case
             if turn.open:
                 turn.close(out)
-            out.extend(chat.dict_messages(item, index, memo))
+            if type(item.get("content")) is list:  # content blocks, maybe tool results
+                out.extend(chat.dict_messages(item, index, memo))
+            else:
+                out.append(chat.dict_message(item, index, memo))
             continue
         kind = responses.item_type(item)
         if kind is not None:
