@@ -119,7 +119,7 @@ def _pair_equal(
         # one shared dict is one value: calls whose texts were equal pair without a key
         _pair_by_key(out_args, ref_args, match_out, match_ref, id)
     if rule.kind in ("subset", "superset"):
-        _pair_by_key(out_args, ref_args, match_out, match_ref, json_text)
+        _pair_equal_values(out_args, ref_args, match_out, match_ref, json_text)
     elif rule.kind == "exact":
         _pair_equal_values(out_args, ref_args, match_out, match_ref, rule.key)
     elif rule.hashable:
@@ -236,16 +236,20 @@ def _pair_equal_values(
     match_ref: list[int],
     key: Callable[[Args], Hashable | None],
 ) -> None:
-    """Pair unpaired calls with equal args in order, as ``_pair_by_key`` does with ``key`` (the
-    canonical value), computing that costly key only for calls whose cheap ``signature`` some
-    call on the other side shares: where most calls differ, most keys are never computed."""
+    """Pair unpaired calls with equal args in order, as ``_pair_by_key`` does with ``key`` (a
+    stand-in for the value that equal values share, ``None`` for none), computing that costly
+    key only for calls whose cheap ``signature`` some call on the other side shares: where most
+    calls differ, most keys are never computed."""
     out_ids, ref_ids = _sharing_signatures(out_args, ref_args, match_out, match_ref)
     key_of = _once_per_dict(key)
     buckets: dict[Hashable, deque[int]] = defaultdict(deque)
     for j in ref_ids:
-        buckets[key_of(ref_args[j])].append(j)
+        k = key_of(ref_args[j])
+        if k is not None:
+            buckets[k].append(j)
     for i in out_ids:
-        bucket = buckets.get(key_of(out_args[i]))
+        k = key_of(out_args[i])
+        bucket = buckets.get(k) if k is not None else None
         if bucket:
             j = bucket.popleft()
             match_out[i], match_ref[j] = j, i
