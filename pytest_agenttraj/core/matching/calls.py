@@ -136,10 +136,10 @@ def _pair_rest(
     """Complete the pairing for inclusion rules (by an index of contained items) and callables
     (by asking the callable)."""
     if rule.kind == "subset":  # output args within reference args
-        _pair_by_key(out_args, ref_args, match_out, match_ref, canonical)
+        _pair_equal_values(out_args, ref_args, match_out, match_ref, canonical)
         complete_matching(match_out, match_ref, _containing(out_args, ref_args, match_ref))
     elif rule.kind == "superset":  # reference args within output args
-        _pair_by_key(out_args, ref_args, match_out, match_ref, canonical)
+        _pair_equal_values(out_args, ref_args, match_out, match_ref, canonical)
         complete_matching(match_ref, match_out, _containing(ref_args, out_args, match_out))
     else:
         _pair_by_search(out_args, ref_args, match_out, match_ref, rule)
