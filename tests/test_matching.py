@@ -16,7 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
+from pytest_agenttraj import (
+    MatchReport,
+    create_trajectory_match_evaluator,
+    match_trajectories,
+    to_trajectory,
+)
 from pytest_agenttraj.core.matching.rules import make_config
 from pytest_agenttraj.evaluators.trajectory import evaluate_trajectory
 
@@ -896,3 +901,29 @@ def test_shortcuts_agree_with_the_general_pairing(
                 "in_order": len(reference_calls),
             }[mode]
         )
+
+
+class _Text(str):
+    """A str subclass: its value is a JSON string like any other."""
+
+
+@pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
+def test_json_equal_arguments_pair_whatever_their_python_types(mode: str) -> None:
+    """Keys given as ints, strings as a str subclass, 1 against 1.0: equal as JSON, so equal."""
+
+    def side(make: Any) -> list[dict[str, Any]]:
+        return [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"name": "t", "args": make(i)} for i in range(20)],
+            },
+        ]
+
+    output = side(lambda i: {"q": _Text(f"q{i}"), 7: "seven", "n": i})
+    reference = side(lambda i: {"q": f"q{i}", "7": _Text("seven"), "n": float(i)})
+    evaluator = create_trajectory_match_evaluator(trajectory_match_mode=mode)
+    assert evaluator(outputs=output, reference_outputs=reference)["score"] is True
+    changed = side(lambda i: {"q": f"q{i}", "7": "seven", "n": float(i) + (i == 19)})
+    assert evaluator(outputs=output, reference_outputs=changed)["score"] is False

@@ -150,11 +150,15 @@ _encode = json.JSONEncoder(
 
 def signature(args: Mapping[Any, Any]) -> Hashable:
     """A cheap stand-in for an arguments dict that equal dicts always share (``canonical``
-    equality implies equal signatures; the converse need not hold): its keys, each with its
-    value where that is a string. Calls whose signatures differ need no ``canonical`` to tell
-    them apart."""
-    return frozenset(
-        [(str(k), str.__str__(v) if isinstance(v, str) else None) for k, v in args.items()]
+    equality implies equal signatures; the converse need not hold): how many keys it has, and
+    its items whose value is a string. Calls whose signatures differ need no ``canonical`` to
+    tell them apart."""
+    return len(args), frozenset(
+        [
+            (k if type(k) is str else str(k), v if type(v) is str else str.__str__(v))
+            for k, v in args.items()
+            if isinstance(v, str)
+        ]
     )
 
 
