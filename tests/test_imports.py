@@ -128,3 +128,24 @@ def test_graded_scores_and_their_diffs_leave_heavy_modules_out() -> None:
         """
     )
     assert [name for name in loaded if name in HEAVY] == []
+
+
+LAZY_PACKAGES = ("pytest_agenttraj", "pytest_agenttraj.evaluators", "pytest_agenttraj.references")
+
+
+def test_every_public_name_of_a_lazy_package_resolves_and_is_listed() -> None:
+    """``__all__`` and the table of names imported on first use say the same; each name is
+    there to be had, and is the object its module defines."""
+    import importlib
+
+    for name in LAZY_PACKAGES:
+        package = importlib.import_module(name)
+        lazy = {n: module for module, names in package._EXPORTS.items() for n in names}
+        eager = set(vars(package))
+        listed = set(package.__all__)
+        assert lazy.keys() <= listed, f"{name}: lazily exported but not in __all__"
+        assert listed <= lazy.keys() | eager, f"{name}: in __all__ but not defined"
+        for public, module in lazy.items():
+            source = importlib.import_module(module, name)
+            assert getattr(package, public) is getattr(source, public), f"{name}.{public}"
+        assert listed <= set(dir(package))
