@@ -133,13 +133,11 @@ def _pair_rest(
     match_ref: list[int],
     rule: ArgsRule,
 ) -> None:
-    """Complete the pairing for inclusion rules (by an index of contained items) and callables
-    (by asking the callable)."""
+    """Complete the pairing for inclusion rules (by an index of contained items; equal args
+    were paired by ``_pair_equal``) and callables (by asking the callable)."""
     if rule.kind == "subset":  # output args within reference args
-        _pair_equal_values(out_args, ref_args, match_out, match_ref, canonical)
         complete_matching(match_out, match_ref, _containing(out_args, ref_args, match_ref))
     elif rule.kind == "superset":  # reference args within output args
-        _pair_equal_values(out_args, ref_args, match_out, match_ref, canonical)
         complete_matching(match_ref, match_out, _containing(ref_args, out_args, match_out))
     else:
         _pair_by_search(out_args, ref_args, match_out, match_ref, rule)
