@@ -96,8 +96,9 @@ def _problem_lines(number: int, problem: Problem, value_width: int, paint: Marku
         other = "reference" if detail.side == "output" else "output"
         where = f"{'reference ' if other == 'reference' else ''}message {detail.closest.message}"
         note = ", already paired with another call" if detail.closest_paired else ""
+        which = "closest" if detail.explained else "first"  # past the explained problems
         yield paint(
-            f"       closest {other} call: {where} {call_text(detail.closest.call)}{note}", "dim"
+            f"       {which} {other} call: {where} {call_text(detail.closest.call)}{note}", "dim"
         )
         yield from _diff_lines(detail.diffs, value_width, paint, "       ")
 

@@ -22,6 +22,7 @@ from pytest_agenttraj import (
     match_trajectories,
     to_trajectory,
 )
+from pytest_agenttraj.core.matching.explain import EXPLAINED
 from pytest_agenttraj.core.matching.rules import make_config
 from pytest_agenttraj.evaluators.trajectory import evaluate_trajectory
 
@@ -415,6 +416,44 @@ def test_second_unpaired_call_does_not_claim_the_tool_is_absent() -> None:
         "message 1: unexpected tool call f(x=3); every reference call to 'f' already pairs "
         "with another call"
     )
+
+
+@pytest.mark.parametrize("extra", ["output", "reference"])
+def test_problems_past_the_first_ones_are_set_beside_a_call_unexplained(extra: str) -> None:
+    n = EXPLAINED + 5
+    outputs = [call("f", q=f"out {i}", n=i) for i in range(n)]
+    references = [call("f", q=f"ref {i}", n=i) for i in range(n)]
+    longer = outputs if extra == "output" else references
+    longer.append(call("f", q="spare", n=-1))
+    report = match([user(), ai(*outputs)], [user(), ai(*references)], "unordered")
+    assert report.matched is False
+    details = [p.call for p in report.problems]
+    assert all(d is not None for d in details)
+    explained = [d for d in details if d is not None and d.explained]
+    assert len(explained) == EXPLAINED
+    assert details[:EXPLAINED] == explained
+    # each explained problem names the closest call and what differs
+    assert all(d.closest is not None and d.diffs for d in explained)
+    assert report.problems[0].text == (
+        "message 1: tool call 'f' args differ (exact): q expected 'ref 0', got 'out 0'"
+    )
+    # past the limit: beside the first unused call, nothing compared, every unpaired call named
+    later = report.problems[EXPLAINED:]
+    assert [p.kind for p in later] == ["args_mismatch"] * 5 + [
+        f"{'unexpected' if extra == 'output' else 'missing'}_call"
+    ]
+    for offset, problem in enumerate(later[:5], start=EXPLAINED):
+        assert problem.call is not None
+        assert problem.call.diffs == ()
+        assert problem.call.call.call.args["n"] == offset
+        assert problem.call.closest is not None
+        assert problem.call.closest.call.args["n"] == offset
+        assert "not compared in detail" in problem.text
+    last = later[-1].call
+    assert last is not None
+    assert last.call.call.args["q"] == "spare"
+    assert last.closest_paired
+    assert last.closest is not None
 
 
 def test_strict_unpaired_call_text_does_not_deny_calls_in_other_messages() -> None:

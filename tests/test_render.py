@@ -455,3 +455,27 @@ def test_long_cells_keep_the_tool_name_and_wide_characters_line_up() -> None:
     assert _reference_column(call_row, right) == 58
     assert "中华" in right
     assert "中国" in call_row[: call_row.rindex("-> ")]
+
+
+def test_problems_past_the_explained_ones_name_the_first_candidate_uncompared() -> None:
+    from pytest_agenttraj.core.matching.explain import EXPLAINED
+
+    n = EXPLAINED + 1
+    output = [user(), ai(*[("f", {"x": i}) for i in range(n)]), tool(), ai(("f", {"x": 0}))]
+    reference = [user(), ai(*[("f", {"x": -i - 1}) for i in range(n)])]
+    lines = render_report(report_for(output, reference, "unordered"), verbose=2)
+    assert lines[0].endswith(f"{n + 1} problems")
+    # the 11th is set beside the first free call, the 12th (no free call left) beside the first
+    # call of the tool; neither is compared
+    at = next(i for i, line in enumerate(lines) if line.startswith("  11. "))
+    assert lines[at : at + 2] == [
+        "  11. message 1: tool call 'f' args differ (exact)",
+        "       (not compared in detail: the first problems are)",
+    ]
+    assert lines[at + 2 : at + 5] == [
+        "  12. message 3: unexpected tool call f(x=0); every reference call to 'f' already pairs "
+        "with another call",
+        "       first reference call: reference message 1 f(x=-1), already paired with another "
+        "call",
+        "",
+    ]

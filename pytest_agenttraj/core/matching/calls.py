@@ -117,7 +117,7 @@ def _pair_equal(
     """
     if rule.kind in ("subset", "superset", "exact"):
         # one shared dict is one value: calls whose texts were equal pair without a key
-        _pair_by_key(out_args, ref_args, match_out, match_ref, id)
+        _pair_shared(out_args, ref_args, match_out, match_ref)
     if rule.kind in ("subset", "superset"):
         _pair_equal_values(out_args, ref_args, match_out, match_ref, json_text)
     elif rule.kind == "exact":
@@ -227,6 +227,27 @@ def _pair_by_key(
                 match_out[i], match_ref[j] = j, i
 
 
+def _pair_shared(
+    out_args: list[Args], ref_args: list[Args], match_out: list[int], match_ref: list[int]
+) -> None:
+    """Pair still-unpaired calls that hold the very same args dict, in order (``_pair_by_key``
+    with ``id`` as the key, which needs no cache)."""
+    buckets: dict[int, deque[int]] = {}
+    for j, args in enumerate(ref_args):
+        if match_ref[j] == -1:
+            bucket = buckets.get(id(args))
+            if bucket is None:
+                buckets[id(args)] = deque((j,))
+            else:
+                bucket.append(j)
+    for i, args in enumerate(out_args):
+        if match_out[i] == -1:
+            bucket = buckets.get(id(args))
+            if bucket:
+                j = bucket.popleft()
+                match_out[i], match_ref[j] = j, i
+
+
 def _pair_equal_values(
     out_args: list[Args],
     ref_args: list[Args],
@@ -258,7 +279,14 @@ def _sharing_signatures(
 ) -> tuple[list[int], list[int]]:
     """The unpaired calls of each side (in order) whose signature an unpaired call of the other
     side shares."""
-    signature_of = _once_per_dict(signature)
+    known: dict[int, Hashable] = {}  # by id: calls from one text share one dict
+
+    def signature_of(args: Args) -> Hashable:
+        found = known.get(id(args))
+        if found is None:
+            found = known[id(args)] = signature(args)
+        return found
+
     by_signature: dict[Hashable, list[int]] = defaultdict(list)
     for j, args in enumerate(ref_args):
         if match_ref[j] == -1:

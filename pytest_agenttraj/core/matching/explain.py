@@ -100,24 +100,20 @@ def _distance(one: Mapping[str, Any], other: Mapping[str, Any]) -> int:
     Only a ranking: values compare by Python's ``==``, which differs from JSON equality only at
     its edges (``True == 1``, a tuple and its list); the closest call's diff is exact.
     """
-    differ = len(one.keys() ^ other.keys())
+    # Keys only in ``other`` are len(other) - (len(one) - keys only in ``one``).
+    differ = len(other) - len(one)
+    get = other.get
     for key, value in one.items():
-        if key in other:
-            try:
-                differ += bool(value != other[key])
-            except Exception:  # a value whose comparison raises (or is not a bool) differs
+        theirs = get(key, MISSING)
+        if theirs is MISSING:
+            differ += 2
+            continue
+        try:
+            if value != theirs:
                 differ += 1
+        except Exception:  # a value whose comparison raises (or is not a bool) differs
+            differ += 1
     return differ
-
-
-def _first(
-    call: CallRef,  # noqa: ARG001  (the signature of _closest)
-    candidates: Iterable[CallRef],
-    rule: ArgsRule,  # noqa: ARG001
-    side: Literal["output", "reference"],  # noqa: ARG001
-) -> tuple[CallRef | None, tuple[ArgDiff, ...]]:
-    """The first candidate, its arguments not compared."""
-    return next(iter(candidates), None), ()
 
 
 class _Pool:
@@ -179,29 +175,34 @@ def call_problems(
 
     The work is bounded so that no input makes a verdict wait on its explanation: the first
     ``EXPLAINED`` unpaired calls are compared with up to ``_CLOSEST_SCAN_LIMIT`` candidates to
-    find the closest; every later one is set beside the first unused call of its tool.
+    find the closest; every later one is set beside the first unused call of its tool, its
+    arguments not compared.
     """
     if not lone_out and not lone_ref:
         return []
     problems: list[Problem] = []
     free_out, free_ref = _Pool(lone_out), _Pool(lone_ref)
     paired_out, paired_ref = _Pool(o for o, _ in paired), _Pool(r for _, r in paired)
-    if report_out:
-        for out in lone_out:
-            full = len(problems) < EXPLAINED
+    outs = lone_out if report_out else []
+    refs = lone_ref if report_ref else []
+    plain = _Unexplained(config)
+    for out in outs:
+        if len(problems) < EXPLAINED:
             problem = _lone_problem(
-                out, "output", free_ref, paired_ref, config, where[0], full, report_ref
+                out, "output", free_ref, paired_ref, config, where[0], report_ref
             )
-            problems.append(problem)
-            free_out.take(out)
-    if report_ref:
-        for ref in lone_ref:
-            if id(ref) in free_ref.used:
-                continue
-            full = len(problems) < EXPLAINED
-            problems.append(
-                _lone_problem(ref, "reference", free_out, paired_out, config, where[1], full, True)
-            )
+        else:
+            problem = plain.problem(out, "output", free_ref, paired_ref, where[0], report_ref)
+        problems.append(problem)
+        free_out.take(out)
+    for ref in refs:
+        if id(ref) in free_ref.used:
+            continue
+        if len(problems) < EXPLAINED:
+            problem = _lone_problem(ref, "reference", free_out, paired_out, config, where[1], True)
+        else:
+            problem = plain.problem(ref, "reference", free_out, paired_out, where[1], True)
+        problems.append(problem)
     return problems
 
 
@@ -212,41 +213,88 @@ def _lone_problem(
     taken: _Pool,
     config: MatchConfig,
     searched: str,
-    full: bool,
     claim: bool,
 ) -> Problem:
-    """The problem of one unpaired call: its arguments differ from the closest free call of its
-    tool on the other side (which ``claim`` takes), or it has no counterpart. ``full``: compare
-    arguments to find the closest and say what differs; else the first candidate, unexplained."""
+    """The problem of one unpaired call, explained: its arguments differ from the closest free
+    call of its tool on the other side (which ``claim`` takes), or it has no counterpart."""
     name = lone.call.name
     rule = config.rule_for(name)
-    find = _closest if full else _first
-    if full:
-        closest, diffs = _closest(lone, free.free(name), rule, side)
-    else:
-        closest, diffs = free.first_free(name), ()
+    closest, diffs = _closest(lone, free.free(name), rule, side)
     if closest is not None:
         if claim:
             free.take(closest)
         out, ref = (lone, closest) if side == "output" else (closest, lone)
-        return _args_problem(out, ref, diffs, rule, side, explained=full)
+        return _args_problem(out, ref, diffs, rule, side)
     # every call of the tool is taken: the closest of them, to say so
     candidates = itertools.chain(taken.all(name), free.claimed.get(name, ()))
-    closest, diffs = find(lone, candidates, rule, side)
+    closest, diffs = _closest(lone, candidates, rule, side)
+    return _no_counterpart(lone, side, closest, diffs, rule.describe(), searched, explained=True)
+
+
+class _Unexplained:
+    """Problems past the first ``EXPLAINED``: the first unused call of the tool stands beside
+    the unpaired one, nothing compared, so each costs little however many there are."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+        self.described: dict[str, str] = {}
+
+    def problem(
+        self,
+        lone: CallRef,
+        side: Literal["output", "reference"],
+        free: _Pool,
+        taken: _Pool,
+        searched: str,
+        claim: bool,
+    ) -> Problem:
+        name = lone.call.name
+        described = self.described.get(name)
+        if described is None:
+            described = self.described[name] = self.config.rule_for(name).describe()
+        other = free.first_free(name)
+        if other is None:  # every call of the tool is taken: the first of them, to say so
+            first = next(itertools.chain(taken.all(name), free.claimed.get(name, ())), None)
+            return _no_counterpart(lone, side, first, (), described, searched, explained=False)
+        if claim:
+            free.take(other)
+        out = lone if side == "output" else other
+        return Problem(
+            "args_mismatch",
+            f"message {out.message}: tool call {name!r} args differ ({described}): {_UNEXPLAINED}",
+            out.message,
+            other.message if side == "output" else lone.message,
+            CallProblem(side, lone, other, (), described, False, False, None),
+        )
+
+
+def _no_counterpart(
+    lone: CallRef,
+    side: Literal["output", "reference"],
+    closest: CallRef | None,
+    diffs: tuple[ArgDiff, ...],
+    described: str,
+    searched: str,
+    *,
+    explained: bool,
+) -> Problem:
+    """An unpaired call whose tool has no free call on the other side: unexpected (an output)
+    or missing (a reference), beside ``closest``, a call that already pairs, if any."""
+    call = CallProblem(side, lone, closest, diffs, described, closest is not None, explained)
     if side == "output":
         return Problem(
             "unexpected_call",
             _unexpected_text(lone, closest, searched),
             output_index=lone.message,
             reference_index=closest.message if closest else None,
-            call=CallProblem("output", lone, closest, diffs, rule.describe(), closest is not None),
+            call=call,
         )
     return Problem(
         "missing_call",
         _missing_text(lone, closest, searched),
         output_index=closest.message if closest else None,
         reference_index=lone.message,
-        call=CallProblem("reference", lone, closest, diffs, rule.describe(), closest is not None),
+        call=call,
     )
 
 
@@ -256,29 +304,23 @@ def _args_problem(
     diffs: tuple[ArgDiff, ...],
     rule: ArgsRule,
     side: Literal["output", "reference"],
-    *,
-    explained: bool = True,
 ) -> Problem:
     lone, other = (out, ref) if side == "output" else (ref, out)
     described = rule.describe()
-    reason = None
-    if not explained:
-        detail = _UNEXPLAINED
-    else:
-        reason = rule.reason(out.call.args, ref.call.args)
-        detail = "; ".join(format_diff(d) for d in diffs[:3])
-        if len(diffs) > 3:
-            detail += f"; {len(diffs) - 3} more"
-        if reason:
-            detail = f"{reason}; {detail}" if detail else reason
-        if not detail:
-            detail = f"rejected by {described}"
+    reason = rule.reason(out.call.args, ref.call.args)
+    detail = "; ".join(format_diff(d) for d in diffs[:3])
+    if len(diffs) > 3:
+        detail += f"; {len(diffs) - 3} more"
+    if reason:
+        detail = f"{reason}; {detail}" if detail else reason
+    if not detail:
+        detail = f"rejected by {described}"
     return Problem(
         "args_mismatch",
         f"message {out.message}: tool call {out.call.name!r} args differ ({described}): {detail}",
         out.message,
         ref.message,
-        CallProblem(side, lone, other, diffs, described, False, explained, reason),
+        CallProblem(side, lone, other, diffs, described, False, True, reason),
     )
 
 
