@@ -27,10 +27,6 @@ def dict_messages(item: Mapping[str, Any], index: int, memo: Memo) -> list[Messa
 _new = tuple.__new__  # builds named tuples without their Python-level __new__ (every field given)
 
 
-def _str(value: Any) -> str | None:
-    return value if type(value) is str else None
-
-
 def dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
     """One message dict as a ``Message``; its role may be given as ``type`` (LangChain dumps)."""
     raw_role = item.get("role")
@@ -61,13 +57,14 @@ def dict_message(item: Mapping[str, Any], index: int, memo: Memo) -> Message:
             index=index,
             field="tool_calls",
         )
+    call_id, name, message_id = item.get("tool_call_id"), item.get("name"), item.get("id")
     fields = (
         message_role,
         content,
         calls,
-        _str(item.get("tool_call_id")),
-        _str(item.get("name")),
-        _str(item.get("id")),
+        call_id if type(call_id) is str else None,
+        name if type(name) is str else None,
+        message_id if type(message_id) is str else None,
     )
     return _new(Message, fields)
 
@@ -108,4 +105,5 @@ def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
                 memo[raw_args] = args
     if args is None:  # other forms, and texts json.loads must decide (or name the error of)
         args = parse_args(raw_args, name, index, f"tool_calls[{position}].{args_field}", memo)
-    return _new(ToolCall, (name, args, _str(raw.get("id"))))
+    call_id = raw.get("id")
+    return _new(ToolCall, (name, args, call_id if type(call_id) is str else None))
