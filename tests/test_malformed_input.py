@@ -889,6 +889,9 @@ def test_deep_or_cyclic_arguments_give_a_verdict_or_say_so(mode: str) -> None:
             evaluator(outputs=outputs, reference_outputs=reference)
         assert caught.value.index == 0
         assert "tool 'f'" in str(caught.value)
+        # the RecursionError that found it is not chained: its frames would bury the message
+        assert caught.value.__cause__ is None
+        assert caught.value.__suppress_context__
     # args that differ in their keys need no deeper look: a verdict, and a diff that prints
     result = evaluator(outputs=_arg_call(cyclic), reference_outputs=_arg_call({}))
     assert result["score"] is False

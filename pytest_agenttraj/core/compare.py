@@ -71,12 +71,12 @@ def _refuse_nesting(outputs: Any, reference_outputs: Any) -> None:
         for m_index, position, call in trajectory.tool_calls():
             problem = nesting_problem(call.args)
             if problem is not None:
-                raise TrajectoryFormatError(
+                raise TrajectoryFormatError(  # the RecursionError's frames would bury this
                     f"arguments of tool {call.name!r} {problem}",
                     index=m_index,
                     field=f"tool_calls[{position}].args",
                     side=side,
-                )
+                ) from None
 
 
 def nesting_problem(value: Any, limit: int = MAX_NESTING) -> str | None:

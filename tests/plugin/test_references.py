@@ -264,15 +264,23 @@ def test_input_errors_show_the_users_line_not_the_packages_frames(
 
         def test_public_evaluator():
             create_trajectory_match_evaluator()(outputs=[{"role": 7}], reference_outputs=[])
+
+        def test_deep_arguments():
+            args = deep = {}
+            for _ in range(2000):
+                deep["a"] = deep = {}
+            calls = [{"role": "assistant", "tool_calls": [{"name": "f", "args": args}]}]
+            assert_trajectory(calls, calls)
         """
     )
     folder = project.path / "trajectories"
     folder.mkdir()
     (folder / "broken.yaml").write_text("- {role: user, content: x\n", encoding="utf-8")
     result = project.runpytest("-p", "no:randomly")
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(failed=4)
     text = result.stdout.str()
     assert "pytest_agenttraj/" not in text  # no frame of the package's own files
+    assert "RecursionError" not in text  # nor of the error that found the nesting
     result.stdout.fnmatch_lines(
         [
             '>       assert_trajectory([{"role": "user", "content": "x"}], "broken.yaml")',
@@ -281,9 +289,12 @@ def test_input_errors_show_the_users_line_not_the_packages_frames(
             "E       pytest_agenttraj.errors.TrajectoryFormatError: outputs, message 0, *",
             ">       create_trajectory_match_evaluator()(outputs=*, reference_outputs=[])",
             "E       pytest_agenttraj.errors.TrajectoryFormatError: outputs, message 0, *",
+            ">       assert_trajectory(calls, calls)",
+            "E       pytest_agenttraj.errors.TrajectoryFormatError: outputs, message 0, field "
+            "'tool_calls?0?.args': arguments of tool 'f' nest more than 100 levels deep*",
         ]
     )
-    assert len(result.outlines) < 60
+    assert len(result.outlines) < 80
 
 
 MATCHER_FILE = """\
