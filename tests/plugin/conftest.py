@@ -4,11 +4,7 @@ that keeps pytest-asyncio quiet, and runs can be repeated under pytest-xdist."""
 from __future__ import annotations
 
 import pytest
-import yaml  # noqa: F401  (see below)
 from scripted_agents import weather_reference
-
-# pytester's inline runs drop from sys.modules what was first imported inside them; yaml's C
-# extension (libyaml) cannot be imported a second time, so it is imported once, here.
 
 PROJECT_CONFTEST = f'''
 import copy
