@@ -77,8 +77,21 @@ def test_script_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     # dont_inherit: this module's ``from __future__ import annotations`` is not the snippet's
     script = compile(code, f"README.md:{line}", "exec", dont_inherit=True)
     exec(script, namespace)
-    if name == "graph path":  # it prints the mismatch of the shortcut run
-        assert "Graph trajectory does not match the reference" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    # the README shows what a script prints, in the plain block after it
+    assert printed == (printed_block(line) if name in PRINTS else "")
+
+
+PRINTS = {"graph path"}
+
+
+def printed_block(line: int) -> str:
+    """The plain block that follows the python block at ``line`` ("prints ...")."""
+    text = README.read_text(encoding="utf-8")
+    after = text.split("\n", line - 1)[-1]
+    found = re.match(r".*?^```\n+prints\n+```\n(.*?)^```", after, re.S | re.M)
+    assert found, f"README.md:{line}: no printed output shown after the block"
+    return found.group(1)
 
 
 QUICK_START_CONFTEST = """
