@@ -153,3 +153,19 @@ def yaml_block(first_line: str) -> str:
     found = re.findall(r"^```yaml\n(" + re.escape(first_line) + r".*?)^```", text, re.S | re.M)
     assert len(found) == 1
     return str(found[0])
+
+
+def test_the_regression_shown_is_what_the_examples_regressed_agent_prints(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = README.parent / "examples" / "regression" / "test_regressed_agent.py"
+    monkeypatch.setenv("AGENTTRAJ_DEMO_FAILURE", "1")
+    result = pytester.runpytest(str(example), "-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(
+        r"^```\n(E       pytest_agenttraj\.assertion\.TrajectoryMismatch.*?)^```", text, re.S | re.M
+    )
+    assert shown is not None
+    printed = [line.rstrip() for line in result.outlines if line.startswith("E ")]
+    assert printed == shown.group(1).splitlines()
