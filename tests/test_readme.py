@@ -3,7 +3,8 @@
 Every ``python`` block is one of: a script that runs alone (executed here), a test file (run
 through pytester, the quick start against a scripted ``create_agent`` agent), a fragment of a
 larger file, or a snippet that needs an LLM provider. A block that fits none fails the test, so a
-new snippet cannot go untried.
+new snippet cannot go untried. Where the README shows what code prints (the regression diff it
+opens with, a graph mismatch), the test compares the text line by line.
 """
 
 from __future__ import annotations
