@@ -50,12 +50,14 @@ def compare_trajectories(outputs: Any, reference_outputs: Any, config: MatchConf
     __tracebackhide__ = True
     with collector_paused():
         try:
-            report = fastpath.verdict(outputs, reference_outputs, config)
-            if report is not None:
-                return report
-            memo: Memo = {}
-            output = to_trajectory(outputs, side="outputs", memo=memo)
-            reference = to_trajectory(reference_outputs, side="reference_outputs", memo=memo)
+            walked = fastpath.decide(outputs, reference_outputs, config)
+            if walked.report is not None:
+                return walked.report
+            memo: Memo = {}  # both sides share parsed arguments
+            output = fastpath.build(outputs, walked.output, "outputs", memo)
+            reference = fastpath.build(
+                reference_outputs, walked.reference, "reference_outputs", memo
+            )
             return match_trajectories(output, reference, config)
         except RecursionError:
             _refuse_nesting(outputs, reference_outputs)

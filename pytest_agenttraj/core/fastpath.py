@@ -20,6 +20,12 @@ message, the same roles and the same multiset of tools and keys; in the others, 
 Only then is each distinct text parsed once to check it is one JSON object, so a failing
 evaluation parses nothing here. Anything not proven (another input form, a difference, a
 malformed message) returns ``None``, and the general path decides and explains.
+
+What a failing walk learnt is not thrown away: ``decide`` keeps each side's skeleton, and
+``build`` makes a side that is a list of plain chat dicts into its trajectory from it, reading
+only the fields the walk did not (content, ids), with each arguments text parsed once through the
+evaluation's memo as the normaliser does. Any other side, or a text that is not exactly one JSON
+object, goes to the general normaliser, which names the error.
 """
 
 from __future__ import annotations
@@ -29,13 +35,13 @@ from typing import Any, NamedTuple
 
 from .matching.report import FlatPairs, MatchReport
 from .matching.rules import MatchConfig
-from .model import Role, Trajectory
+from .model import Message, Role, ToolCall, Trajectory
 from .normalize import Memo, to_trajectory
 from .normalize.fields import ROLE_ALIASES, scan_object
 from .normalize.langchain import LANGCHAIN_ROLES, is_message
 from .values import canonical
 
-__all__ = ["DeferredSides", "applies", "verdict"]
+__all__ = ["DeferredSides", "Walked", "applies", "build", "decide", "verdict"]
 
 
 def applies(config: MatchConfig) -> bool:
@@ -47,15 +53,42 @@ def applies(config: MatchConfig) -> bool:
     return not config.overrides or all(rule.reflexive for rule in config.overrides.values())
 
 
+class Walked(NamedTuple):
+    """What the fast path found: a passing report when it proved a match, and the skeleton of
+    each side it walked (``None`` where it did not), from which ``build`` makes the trajectory."""
+
+    report: MatchReport | None
+    output: _Skeleton | None = None
+    reference: _Skeleton | None = None
+
+
 def verdict(outputs: Any, reference_outputs: Any, config: MatchConfig) -> MatchReport | None:
     """A passing report when the fast path proves a match, else ``None`` (see the module
     docstring)."""
+    return decide(outputs, reference_outputs, config).report
+
+
+def decide(outputs: Any, reference_outputs: Any, config: MatchConfig) -> Walked:
+    """``verdict``, keeping the skeletons of a walk that proved nothing for ``build``."""
     if not (applies(config) and _may_walk(outputs) and _may_walk(reference_outputs)):
-        return None
+        return Walked(None)
     output = _walk(outputs)
     reference = _walk(reference_outputs) if output is not None else None
     if output is None or reference is None:
-        return None
+        return Walked(None, output, reference)
+    return Walked(
+        _passing(outputs, reference_outputs, output, reference, config), output, reference
+    )
+
+
+def _passing(
+    outputs: Any,
+    reference_outputs: Any,
+    output: _Skeleton,
+    reference: _Skeleton,
+    config: MatchConfig,
+) -> MatchReport | None:
+    """The passing report of two walked sides, if their calls pair as the mode requires."""
     if not config.allow_empty and _maybe_vacuous(output, reference, config.mode):
         return None  # the general path refuses it, or compares it, and says why
     by_text = output.texts_only and reference.texts_only
@@ -119,7 +152,8 @@ def _values(
 class _Skeleton(NamedTuple):
     """What a verdict needs of one side: which messages make calls and how many, each call's
     tool name and arguments (text or dict, in call order), whether they are all texts, and the
-    messages' roles (only strict mode asks)."""
+    messages' roles (only strict mode asks); and whether every message is a chat dict (``build``
+    asks)."""
 
     roles: list[Role | None]
     call_rows: list[int]
@@ -127,6 +161,7 @@ class _Skeleton(NamedTuple):
     names: list[str]
     args: list[Any]
     texts_only: bool
+    dicts_only: bool
 
 
 _MESSAGE_CLASSES: dict[type, bool] = {}
@@ -170,7 +205,7 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
     add_name, add_args = names.append, args.append
     known_role: Callable[[Any], Role | None] = ROLE_ALIASES.get  # any hashable: None if unknown
     langchain_role: Callable[[Any], Role | None] = LANGCHAIN_ROLES.get
-    texts_only = True
+    texts_only = dicts_only = True
     # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
     # TypeError below, and the general normaliser then decides: cheaper than testing each field.
     try:
@@ -196,6 +231,7 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
                 elif role is None or (raw_calls is not None and type(raw_calls) is not list):
                     return None
             elif _MESSAGE_CLASSES.get(type(item)) or _is_langchain(item):
+                dicts_only = False
                 fields = item.__dict__
                 role = langchain_role(fields["type"])
                 if role is None or type(fields["content"]) is list:
@@ -221,7 +257,76 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
             add_role(role)
     except (KeyError, TypeError, AttributeError):
         return None
-    return _Skeleton(roles, rows, counts, names, args, texts_only)
+    return _Skeleton(roles, rows, counts, names, args, texts_only, dicts_only)
+
+
+def build(items: Any, skeleton: _Skeleton | None, side: str, memo: Memo) -> Trajectory:
+    """``items`` as a trajectory. When its walk found a list of plain chat dicts, the messages
+    are built from the skeleton without checking again what the walk checked, each arguments
+    text parsed once through ``memo`` as the normaliser does; otherwise, or if a text is not
+    exactly one JSON object, the general normaliser builds it (and names any error)."""
+    if skeleton is not None and skeleton.dicts_only:
+        built = _plain_trajectory(items, skeleton, memo)
+        if built is not None:
+            return built
+    return to_trajectory(items, side=side, memo=memo)
+
+
+_new = tuple.__new__  # builds named tuples without their Python-level __new__ (every field given)
+
+
+def _plain_trajectory(
+    items: list[dict[str, Any]], skeleton: _Skeleton, memo: Memo
+) -> Trajectory | None:
+    """The trajectory of a walked list of chat dicts, or ``None`` if a text is not one JSON
+    object."""
+    messages: list[Message] = []
+    rows = iter(zip(skeleton.call_rows, skeleton.call_counts, strict=True))
+    row, count = next(rows, (-1, 0))
+    first = 0  # the index of the next call in the skeleton's names and args
+    for index, item in enumerate(items):
+        calls: tuple[ToolCall, ...] | None = ()
+        if index == row:
+            calls = _plain_calls(item["tool_calls"], skeleton, first, memo)
+            if calls is None:
+                return None
+            first += count
+            row, count = next(rows, (-1, 0))
+        content, call_id, name, message_id = (
+            item.get("content"),
+            item.get("tool_call_id"),
+            item.get("name"),
+            item.get("id"),
+        )
+        fields = (
+            skeleton.roles[index],
+            "" if content is None else content,
+            calls,
+            call_id if type(call_id) is str else None,
+            name if type(name) is str else None,
+            message_id if type(message_id) is str else None,
+        )
+        messages.append(_new(Message, fields))
+    return Trajectory(tuple(messages))
+
+
+def _plain_calls(
+    raw_calls: list[dict[str, Any]], skeleton: _Skeleton, first: int, memo: Memo
+) -> tuple[ToolCall, ...] | None:
+    """One message's calls, from the skeleton's names and texts from ``first`` on."""
+    calls: list[ToolCall] = []
+    for offset, raw in enumerate(raw_calls, start=first):
+        text = skeleton.args[offset]
+        args = memo.get(text)
+        if args is None:
+            args = scan_object(text)
+            if args is None:
+                return None
+            memo[text] = args
+        call_id = raw.get("id")
+        fields = (skeleton.names[offset], args, call_id if type(call_id) is str else None)
+        calls.append(_new(ToolCall, fields))
+    return tuple(calls)
 
 
 def _maybe_vacuous(output: _Skeleton, reference: _Skeleton, mode: str) -> bool:

@@ -1,0 +1,134 @@
+"""The fast path (``core/fastpath.py``) against the general normaliser and matcher: whatever it
+decides or builds, the general path would have decided and built the same.
+
+The verdicts of both paths are compared on many trajectory shapes in ``test_matching.py``; here
+the messages vary in the fields a matcher does not compare (content, ids, names) and in how their
+arguments are written, since a failing evaluation of plain chat dicts builds its trajectories from
+the fast path's walk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_agenttraj import MatchReport, TrajectoryFormatError, match_trajectories, to_trajectory
+from pytest_agenttraj.core.compare import compare_trajectories
+from pytest_agenttraj.core.matching.rules import make_config
+
+_ARGS = [{}, {"city": "SF"}, {"city": "NYC", "days": [1, 2]}, {"q": {"deep": True}}]
+# how a call's arguments are written: compact or spaced JSON (same value, other text), with
+# surrounding space (only json.loads reads it), empty (no arguments), or not an object
+_TEXTS = st.one_of(
+    st.sampled_from(_ARGS).map(json.dumps),
+    st.sampled_from(_ARGS).map(lambda a: json.dumps(a, separators=(",", ":"))),
+    st.sampled_from(_ARGS).map(lambda a: f" {json.dumps(a)} "),
+    st.sampled_from(["", "[1]", "{not json"]),
+)
+_OPTIONAL = st.one_of(st.none(), st.text(max_size=3), st.integers(0, 3))
+
+
+def _optional_fields(draw: st.DrawFn, names: tuple[str, ...]) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for name in names:
+        if draw(st.booleans()):
+            fields[name] = draw(_OPTIONAL)
+    return fields
+
+
+@st.composite
+def _plain_messages(draw: st.DrawFn) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for _ in range(draw(st.integers(0, 4))):
+        calls = [
+            {
+                "function": {"name": draw(st.sampled_from(["a", "b"])), "arguments": text},
+                **_optional_fields(draw, ("id",)),
+            }
+            for text in draw(st.lists(_TEXTS, min_size=1, max_size=3))
+        ]
+        content = draw(st.one_of(st.none(), st.just(""), st.text(max_size=3), st.integers()))
+        message = {"role": draw(st.sampled_from(["assistant", "ai"])), "tool_calls": calls}
+        if draw(st.booleans()):
+            message["content"] = content
+        messages.append({**message, **_optional_fields(draw, ("id", "name"))})
+        for _ in calls:
+            result = {"role": "tool", "content": draw(st.text(max_size=3))}
+            messages.append({**result, **_optional_fields(draw, ("tool_call_id", "id", "name"))})
+    messages.append({"role": "assistant", "content": draw(st.one_of(st.none(), st.text()))})
+    return messages
+
+
+def _general(outputs: Any, reference: Any, config: Any) -> MatchReport:
+    memo: dict[str, Any] = {}
+    return match_trajectories(
+        to_trajectory(outputs, side="outputs", memo=memo),
+        to_trajectory(reference, side="reference_outputs", memo=memo),
+        config,
+    )
+
+
+def _outcome(compare: Callable[[], MatchReport]) -> MatchReport | TrajectoryFormatError:
+    """The report, or the input error it raised."""
+    try:
+        return compare()
+    except TrajectoryFormatError as error:
+        return error
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    outputs=_plain_messages(),
+    reference=_plain_messages(),
+    mode=st.sampled_from(["strict", "unordered", "subset", "superset"]),
+    args_mode=st.sampled_from(["exact", "ignore", "subset"]),
+)
+def test_plain_chat_dicts_are_built_and_judged_as_the_normaliser_does(
+    outputs: list[dict[str, Any]], reference: list[dict[str, Any]], mode: str, args_mode: str
+) -> None:
+    config = make_config(mode, args_mode)
+    expected = _outcome(lambda: _general(outputs, reference, config))
+    report = _outcome(lambda: compare_trajectories(outputs, reference, config))
+    if isinstance(expected, TrajectoryFormatError):
+        assert isinstance(report, TrajectoryFormatError)
+        assert str(report) == str(expected)
+        return
+    assert not isinstance(report, TrajectoryFormatError)
+    assert report.matched == expected.matched
+    assert [p.text for p in report.problems] == [p.text for p in expected.problems]
+    assert report.output == expected.output
+    assert report.reference == expected.reference
+    pairs = [(o.message, o.position, r.message, r.position) for o, r in report.pairs]
+    assert pairs == [(o.message, o.position, r.message, r.position) for o, r in expected.pairs]
+
+
+def test_a_failing_evaluation_keeps_every_field_of_plain_messages() -> None:
+    call = {"id": "call_1", "function": {"name": "f", "arguments": '{"x": 1}'}}
+    outputs = [
+        {"role": "user", "content": None, "id": "m0", "name": "ann"},
+        {"role": "ai", "tool_calls": [call], "id": 7},
+        {"role": "tool", "content": "r", "tool_call_id": "call_1", "name": "f"},
+    ]
+    reference = [*outputs[:1], {"role": "assistant", "tool_calls": [{**call, "id": None}]}]
+    report = compare_trajectories(outputs, reference, make_config("strict", "exact"))
+    assert not report.matched
+    assert report.output == to_trajectory(outputs)
+    first, second, third = report.output.messages
+    assert (first.content, first.id, first.name) == ("", "m0", "ann")
+    assert (second.role, second.id, second.tool_calls[0].id) == ("assistant", None, "call_1")
+    assert (third.tool_call_id, third.name) == ("call_1", "f")
+    assert report.reference[1].tool_calls[0].id is None
+
+
+def test_arguments_that_are_not_one_object_are_named_by_the_normaliser() -> None:
+    bad = [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "[1]"}}]}]
+    good = [{"role": "assistant", "tool_calls": [{"function": {"name": "g", "arguments": "{}"}}]}]
+    with pytest.raises(TrajectoryFormatError, match="arguments of tool 'f'") as caught:
+        compare_trajectories(good, bad, make_config("unordered", "exact"))
+    assert caught.value.side == "reference_outputs"
+    assert caught.value.index == 0
