@@ -265,6 +265,7 @@ def build(items: Any, skeleton: _Skeleton | None, side: str, memo: Memo) -> Traj
     are built from the skeleton without checking again what the walk checked, each arguments
     text parsed once through ``memo`` as the normaliser does; otherwise, or if a text is not
     exactly one JSON object, the general normaliser builds it (and names any error)."""
+    __tracebackhide__ = True
     if skeleton is not None and skeleton.dicts_only:
         built = _plain_trajectory(items, skeleton, memo)
         if built is not None:
