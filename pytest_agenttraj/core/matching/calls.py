@@ -279,14 +279,7 @@ def _sharing_signatures(
 ) -> tuple[list[int], list[int]]:
     """The unpaired calls of each side (in order) whose signature an unpaired call of the other
     side shares."""
-    known: dict[int, Hashable] = {}  # by id: calls from one text share one dict
-
-    def signature_of(args: Args) -> Hashable:
-        found = known.get(id(args))
-        if found is None:
-            found = known[id(args)] = signature(args)
-        return found
-
+    signature_of = _once_per_dict(signature)
     by_signature: dict[Hashable, list[int]] = defaultdict(list)
     for j, args in enumerate(ref_args):
         if match_ref[j] == -1:
