@@ -13,8 +13,8 @@ What it measures (median wall time per evaluator call, ``time.perf_counter``):
    (bytecode of both cached alike in a temporary ``PYTHONPYCACHEPREFIX``), and whether
    importing our package pulls in ``langchain_core`` / ``langsmith``;
 7. what users pass: the LangChain messages of a ``create_agent`` run (the weather agent of
-   ``examples/``) against its chat-dict reference, and 1,000 calls of one tool permuted inside
-   their messages in strict mode;
+   ``examples/``) against its chat-dict reference, passing and (no target) regressed, and 1,000
+   calls of one tool permuted inside their messages in strict mode;
 8. the failing path and first-fit's quadratic case: every call's arguments changed (unordered),
    and identical output calls against references with distinct ids (subset args), at 1,000
    calls and growing to 10,000 (fitted exponent).
@@ -378,14 +378,25 @@ def case_failing(report: Report, reference: Subject, ours: Subject) -> None:
     )
     for mode in MODES:
         pair = _with_last_call_changed(make_pair(1000, seed=202, permute=mode != "strict"))
-        oe_call = _caller(Config(mode).build(reference.factory), pair)
-        ours_call = _caller(Config(mode).build(ours.factory), pair)
-        name = f"6 tools {mode}, failing"
-        if oe_call()["score"] is not False or ours_call()["score"] is not False:
-            report.warning_row(f"{name}: expected both implementations to fail it")
-        oe_s, ours_s = time_pair(oe_call, ours_call)
-        assert ours_s is not None
-        report.timing_row(name, pair.n_calls, oe_s, ours_s, None)
+        failing_case(report, reference, ours, f"6 tools {mode}, failing", Config(mode), pair)
+
+
+def failing_case(
+    report: Report,
+    reference: Subject,
+    ours: Subject,
+    name: str,
+    config: Config,
+    pair: TrajectoryPair,
+) -> None:
+    """Check that both implementations fail ``pair``, time both, print the row (no target)."""
+    oe_call = _caller(config.build(reference.factory), pair)
+    ours_call = _caller(config.build(ours.factory), pair)
+    if oe_call()["score"] is not False or ours_call()["score"] is not False:
+        report.warning_row(f"{name}: expected both implementations to fail it")
+    oe_s, ours_s = time_pair(oe_call, ours_call)
+    assert ours_s is not None
+    report.timing_row(name, pair.n_calls, oe_s, ours_s, None)
 
 
 def case_single_tool(report: Report, reference: Subject, ours: Subject) -> None:
@@ -532,13 +543,15 @@ def case_import(report: Report, reference: Subject, ours: Subject) -> None:
 # --------------------------------------------------------------------------- what users pass
 
 
-def _langchain_run() -> tuple[list[Any], list[dict[str, Any]]]:
+def _langchain_run(*, regressed: bool = False) -> tuple[list[Any], list[dict[str, Any]]]:
     """The LangChain messages ``create_agent`` returns for the weather agent of ``examples/``
-    (driven by a scripted chat model), and the chat-dict reference its tests compare them to."""
+    (driven by a scripted chat model), and the chat-dict reference its tests compare them to;
+    ``regressed``: the agent asks for the wrong location's weather, so that no mode matches."""
     sys.path.insert(0, str(REPO_ROOT / "examples"))
     from scripted_agents import WEATHER_QUESTION, WEATHER_REFERENCE, weather_agent  # type: ignore[import-not-found]
 
-    state = weather_agent().invoke({"messages": [{"role": "user", "content": WEATHER_QUESTION}]})
+    agent = weather_agent(wrong_code=regressed)
+    state = agent.invoke({"messages": [{"role": "user", "content": WEATHER_QUESTION}]})
     return list(state["messages"]), WEATHER_REFERENCE
 
 
@@ -560,6 +573,11 @@ def case_langchain(report: Report, reference: Subject, ours: Subject) -> None:
     for mode in ("strict", "unordered"):
         name = f"create_agent run (6 LangChain msgs) {mode}"
         compare_case(report, reference, ours, name, Config(mode), pair, target=10)
+    outputs, expected = _langchain_run(regressed=True)
+    regressed = TrajectoryPair(outputs=outputs, reference=expected, n_calls=2)
+    for mode in ("strict", "unordered"):
+        name = f"create_agent run {mode}, failing"
+        failing_case(report, reference, ours, name, Config(mode), regressed)
     one_tool = make_pair(1000, seed=505, tool_names=[SINGLE_TOOL])
     permuted = _permuted_within_messages(one_tool, seed=506)
     compare_case(

@@ -2,9 +2,9 @@
 decides or builds, the general path would have decided and built the same.
 
 The verdicts of both paths are compared on many trajectory shapes in ``test_matching.py``; here
-the messages vary in the fields a matcher does not compare (content, ids, names) and in how their
-arguments are written, since a failing evaluation of plain chat dicts builds its trajectories from
-the fast path's walk.
+the messages (chat dicts and LangChain messages) vary in the fields a matcher does not compare
+(content, ids, names) and in how their arguments are written, since a failing evaluation builds
+the trajectories of the sides the fast path walked from what the walk recorded.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import MatchReport, TrajectoryFormatError, match_trajectories, to_trajectory
 from pytest_agenttraj.core.compare import compare_trajectories
@@ -64,6 +65,36 @@ def _plain_messages(draw: st.DrawFn) -> list[dict[str, Any]]:
     return messages
 
 
+_NAMES = st.one_of(st.none(), st.text(min_size=1, max_size=3))
+
+
+@st.composite
+def _langchain_messages(draw: st.DrawFn) -> list[Any]:
+    """What an agent returns: LangChain messages with dict arguments and optional ids and names."""
+    messages: list[Any] = [HumanMessage(content="go", id=draw(_NAMES))]
+    for turn in range(draw(st.integers(0, 4))):
+        calls = [
+            {
+                "name": draw(st.sampled_from(["a", "b"])),
+                "args": dict(draw(st.sampled_from(_ARGS))),
+                "id": draw(_NAMES),
+                "type": "tool_call",
+            }
+            for _ in range(draw(st.integers(1, 3)))
+        ]
+        content = draw(st.sampled_from(["", "thinking"]))
+        messages.append(AIMessage(content=content, tool_calls=calls, id=draw(_NAMES)))
+        for position, _ in enumerate(calls):
+            result = ToolMessage(
+                content=draw(st.text(max_size=3)),
+                tool_call_id=f"{turn}-{position}",
+                name=draw(_NAMES),
+            )
+            messages.append(result)
+    messages.append(AIMessage(content=draw(st.text(max_size=3)), name=draw(_NAMES)))
+    return messages
+
+
 def _general(outputs: Any, reference: Any, config: Any) -> MatchReport:
     memo: dict[str, Any] = {}
     return match_trajectories(
@@ -83,13 +114,13 @@ def _outcome(compare: Callable[[], MatchReport]) -> MatchReport | TrajectoryForm
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    outputs=_plain_messages(),
-    reference=_plain_messages(),
+    outputs=st.one_of(_plain_messages(), _langchain_messages()),
+    reference=st.one_of(_plain_messages(), _langchain_messages()),
     mode=st.sampled_from(["strict", "unordered", "subset", "superset"]),
     args_mode=st.sampled_from(["exact", "ignore", "subset"]),
 )
-def test_plain_chat_dicts_are_built_and_judged_as_the_normaliser_does(
-    outputs: list[dict[str, Any]], reference: list[dict[str, Any]], mode: str, args_mode: str
+def test_plain_messages_are_built_and_judged_as_the_normaliser_does(
+    outputs: list[Any], reference: list[Any], mode: str, args_mode: str
 ) -> None:
     config = make_config(mode, args_mode)
     expected = _outcome(lambda: _general(outputs, reference, config))

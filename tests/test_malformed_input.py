@@ -865,8 +865,8 @@ def _deep(levels: int) -> dict[str, Any]:
     return value
 
 
-def _arg_call(args: Any) -> list[dict[str, Any]]:
-    return [{"role": "assistant", "tool_calls": [{"name": "f", "args": args}]}]
+def _arg_call(*args: Any) -> list[dict[str, Any]]:
+    return [{"role": "assistant", "tool_calls": [{"name": "f", "args": a} for a in args]}]
 
 
 @pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
@@ -878,13 +878,20 @@ def test_deep_or_cyclic_arguments_give_a_verdict_or_say_so(mode: str) -> None:
     text_call = [
         {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": deep_text}}]}
     ]
+    # (outputs, reference, the error's text); None: the comparison never went deep enough to
+    # meet the nesting (one call each side, told apart at their first level), and gives a verdict
     cases = [
         (_arg_call(_deep(2000)), _arg_call({"a": 1}), "nest more than 100 levels deep"),
-        (_arg_call({"a": 1}), _arg_call(_deep(3000)), "nest more than 100 levels deep"),
-        (_arg_call(cyclic), _arg_call({"self": {}}), "refer to themselves"),
+        (_arg_call({"a": 1}), _arg_call(_deep(3000)), None),
+        (_arg_call({"a": 1}, {"a": 2}), _arg_call(_deep(3000), _deep(3000)), "nest more than 100"),
+        (_arg_call(cyclic), _arg_call({"self": {}}), None),
+        (_arg_call(cyclic, cyclic), _arg_call({"self": {}}, {}), "refer to themselves"),
         (text_call, _arg_call({}), "nest too deep to be read"),
     ]
     for outputs, reference, text in cases:
+        if text is None:
+            assert evaluator(outputs=outputs, reference_outputs=reference)["score"] is False
+            continue
         with pytest.raises(TrajectoryFormatError, match=text) as caught:
             evaluator(outputs=outputs, reference_outputs=reference)
         assert caught.value.index == 0

@@ -22,22 +22,22 @@ evaluation parses nothing here. Anything not proven (another input form, a diffe
 malformed message) returns ``None``, and the general path decides and explains.
 
 What a failing walk learnt is not thrown away: ``decide`` keeps each side's skeleton, and
-``build`` makes a side that is a list of plain chat dicts into its trajectory from it, reading
-only the fields the walk did not (content, ids), with each arguments text parsed once through the
-evaluation's memo as the normaliser does. Any other side, or a text that is not exactly one JSON
-object, goes to the general normaliser, which names the error.
+``build`` makes a walked side into its trajectory from it, reading only the fields the walk did
+not (content, ids, names), each arguments text parsed once through the evaluation's memo and each
+arguments dict copied, as the normaliser does. A side the walk could not read, or a text that is
+not exactly one JSON object, goes to the general normaliser, which names the error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .matching.report import FlatPairs, MatchReport
 from .matching.rules import MatchConfig
 from .model import Message, Role, ToolCall, Trajectory
 from .normalize import Memo, to_trajectory
-from .normalize.fields import ROLE_ALIASES, scan_object
+from .normalize.fields import ROLE_ALIASES, opt_str, scan_object
 from .normalize.langchain import LANGCHAIN_ROLES, is_message
 from .values import canonical
 
@@ -152,8 +152,7 @@ def _values(
 class _Skeleton(NamedTuple):
     """What a verdict needs of one side: which messages make calls and how many, each call's
     tool name and arguments (text or dict, in call order), whether they are all texts, and the
-    messages' roles (only strict mode asks); and whether every message is a chat dict (``build``
-    asks)."""
+    messages' roles (only strict mode asks)."""
 
     roles: list[Role | None]
     call_rows: list[int]
@@ -161,7 +160,6 @@ class _Skeleton(NamedTuple):
     names: list[str]
     args: list[Any]
     texts_only: bool
-    dicts_only: bool
 
 
 _MESSAGE_CLASSES: dict[type, bool] = {}
@@ -205,7 +203,7 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
     add_name, add_args = names.append, args.append
     known_role: Callable[[Any], Role | None] = ROLE_ALIASES.get  # any hashable: None if unknown
     langchain_role: Callable[[Any], Role | None] = LANGCHAIN_ROLES.get
-    texts_only = dicts_only = True
+    texts_only = True
     # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
     # TypeError below, and the general normaliser then decides: cheaper than testing each field.
     try:
@@ -231,7 +229,6 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
                 elif role is None or (raw_calls is not None and type(raw_calls) is not list):
                     return None
             elif _MESSAGE_CLASSES.get(type(item)) or _is_langchain(item):
-                dicts_only = False
                 fields = item.__dict__
                 role = langchain_role(fields["type"])
                 if role is None or type(fields["content"]) is list:
@@ -257,17 +254,18 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
             add_role(role)
     except (KeyError, TypeError, AttributeError):
         return None
-    return _Skeleton(roles, rows, counts, names, args, texts_only, dicts_only)
+    return _Skeleton(roles, rows, counts, names, args, texts_only)
 
 
 def build(items: Any, skeleton: _Skeleton | None, side: str, memo: Memo) -> Trajectory:
-    """``items`` as a trajectory. When its walk found a list of plain chat dicts, the messages
-    are built from the skeleton without checking again what the walk checked, each arguments
-    text parsed once through ``memo`` as the normaliser does; otherwise, or if a text is not
-    exactly one JSON object, the general normaliser builds it (and names any error)."""
+    """``items`` as a trajectory. A side the walk read (a list of plain messages) is built from
+    its skeleton, without checking again what the walk checked: each arguments text parsed once
+    through ``memo``, and each arguments dict copied, as the normaliser does. Any other side, or
+    one with a text that is not exactly one JSON object, is built by the general normaliser,
+    which names any error."""
     __tracebackhide__ = True
-    if skeleton is not None and skeleton.dicts_only:
-        built = _plain_trajectory(items, skeleton, memo)
+    if skeleton is not None:
+        built = _from_skeleton(items, skeleton, memo)
         if built is not None:
             return built
     return to_trajectory(items, side=side, memo=memo)
@@ -276,58 +274,66 @@ def build(items: Any, skeleton: _Skeleton | None, side: str, memo: Memo) -> Traj
 _new = tuple.__new__  # builds named tuples without their Python-level __new__ (every field given)
 
 
-def _plain_trajectory(
-    items: list[dict[str, Any]], skeleton: _Skeleton, memo: Memo
-) -> Trajectory | None:
-    """The trajectory of a walked list of chat dicts, or ``None`` if a text is not one JSON
-    object."""
+def _from_skeleton(items: list[Any], skeleton: _Skeleton, memo: Memo) -> Trajectory | None:
+    """The trajectory of a walked side, or ``None`` where the normaliser must decide (a text
+    that is not one JSON object, a call that is not a dict)."""
     messages: list[Message] = []
     rows = iter(zip(skeleton.call_rows, skeleton.call_counts, strict=True))
     row, count = next(rows, (-1, 0))
     first = 0  # the index of the next call in the skeleton's names and args
     for index, item in enumerate(items):
+        chat = type(item) is dict
+        fields: Mapping[str, Any] = item if chat else item.__dict__
+        # optional strings: chat dicts keep exact ones, LangChain messages any str (as normalised)
+        text = _exact_str if chat else opt_str
         calls: tuple[ToolCall, ...] | None = ()
         if index == row:
-            calls = _plain_calls(item["tool_calls"], skeleton, first, memo)
+            calls = _calls(fields["tool_calls"], skeleton, first, memo, text)
             if calls is None:
                 return None
             first += count
             row, count = next(rows, (-1, 0))
-        content, call_id, name, message_id = (
-            item.get("content"),
-            item.get("tool_call_id"),
-            item.get("name"),
-            item.get("id"),
-        )
-        fields = (
+        content = fields.get("content")
+        row_fields = (
             skeleton.roles[index],
             "" if content is None else content,
             calls,
-            call_id if type(call_id) is str else None,
-            name if type(name) is str else None,
-            message_id if type(message_id) is str else None,
+            text(fields.get("tool_call_id")),
+            text(fields.get("name")),
+            text(fields.get("id")),
         )
-        messages.append(_new(Message, fields))
+        messages.append(_new(Message, row_fields))
     return Trajectory(tuple(messages))
 
 
-def _plain_calls(
-    raw_calls: list[dict[str, Any]], skeleton: _Skeleton, first: int, memo: Memo
+def _calls(
+    raw_calls: list[Any],
+    skeleton: _Skeleton,
+    first: int,
+    memo: Memo,
+    text: Callable[[Any], str | None],
 ) -> tuple[ToolCall, ...] | None:
-    """One message's calls, from the skeleton's names and texts from ``first`` on."""
+    """One message's calls, from the skeleton's names and arguments from ``first`` on."""
     calls: list[ToolCall] = []
     for offset, raw in enumerate(raw_calls, start=first):
-        text = skeleton.args[offset]
-        args = memo.get(text)
-        if args is None:
-            args = scan_object(text)
+        if type(raw) is not dict:
+            return None
+        given = skeleton.args[offset]
+        if type(given) is str:  # a chat call's text, parsed once per evaluation
+            args = memo.get(given)
             if args is None:
-                return None
-            memo[text] = args
-        call_id = raw.get("id")
-        fields = (skeleton.names[offset], args, call_id if type(call_id) is str else None)
-        calls.append(_new(ToolCall, fields))
+                args = scan_object(given)
+                if args is None:
+                    return None
+                memo[given] = args
+        else:  # a LangChain call's dict, copied
+            args = dict(given)
+        calls.append(_new(ToolCall, (skeleton.names[offset], args, text(raw.get("id")))))
     return tuple(calls)
+
+
+def _exact_str(value: Any) -> str | None:
+    return value if type(value) is str else None
 
 
 def _maybe_vacuous(output: _Skeleton, reference: _Skeleton, mode: str) -> bool:

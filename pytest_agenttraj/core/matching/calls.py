@@ -83,6 +83,8 @@ def _pair_by_name(
 def _pair_group(out_args: list[Args], ref_args: list[Args], rule: ArgsRule) -> list[int]:
     """Pairing of one tool's calls: ``result[i]`` is the reference index for output ``i`` or -1."""
     n_out, n_ref = len(out_args), len(ref_args)
+    if n_out == n_ref == 1:  # one call on each side, as most tools in a short trajectory
+        return [0 if rule.matches(out_args[0], ref_args[0]) else -1]
     match_out = [-1] * n_out
     match_ref = [-1] * n_ref
     if rule.kind == "ignore":

@@ -125,7 +125,6 @@ class _Pool:
         self.by_name: dict[str, deque[CallRef]] = defaultdict(deque)
         for call in calls:
             self.by_name[call.call.name].append(call)
-        self.all_by_name = {name: list(queue) for name, queue in self.by_name.items()}
         self.used: set[int] = set()
         self.claimed: dict[str, list[CallRef]] = defaultdict(list)
 
@@ -156,8 +155,24 @@ class _Pool:
         self.used.add(id(call))
         self.claimed[call.call.name].append(call)
 
+
+class _Paired:
+    """The calls of one side that paired, by tool name, sorted out only when an unpaired call
+    finds no free counterpart (most comparisons never ask)."""
+
+    __slots__ = ("_by_name", "_pairs", "_side")
+
+    def __init__(self, pairs: Pairs, side: int) -> None:
+        self._pairs, self._side = pairs, side
+        self._by_name: dict[str, list[CallRef]] | None = None
+
     def all(self, name: str) -> list[CallRef]:
-        return self.all_by_name.get(name, [])
+        if self._by_name is None:
+            self._by_name = defaultdict(list)
+            for pair in self._pairs:
+                call = pair[self._side]
+                self._by_name[call.call.name].append(call)
+        return self._by_name.get(name, [])
 
 
 def call_problems(
@@ -182,7 +197,7 @@ def call_problems(
         return []
     problems: list[Problem] = []
     free_out, free_ref = _Pool(lone_out), _Pool(lone_ref)
-    paired_out, paired_ref = _Pool(o for o, _ in paired), _Pool(r for _, r in paired)
+    paired_out, paired_ref = _Paired(paired, 0), _Paired(paired, 1)
     outs = lone_out if report_out else []
     refs = lone_ref if report_ref else []
     plain = _Unexplained(config)
@@ -210,7 +225,7 @@ def _lone_problem(
     lone: CallRef,
     side: Literal["output", "reference"],
     free: _Pool,
-    taken: _Pool,
+    taken: _Paired,
     config: MatchConfig,
     searched: str,
     claim: bool,
@@ -244,7 +259,7 @@ class _Unexplained:
         lone: CallRef,
         side: Literal["output", "reference"],
         free: _Pool,
-        taken: _Pool,
+        taken: _Paired,
         searched: str,
         claim: bool,
     ) -> Problem:
