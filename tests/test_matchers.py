@@ -305,6 +305,19 @@ def test_values_outside_matchers_compare_as_json_values() -> None:
     assert not match(one_call("w", {"q": "x", "n": 1, "ok": 1}), ref).matched
 
 
+@pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
+@pytest.mark.parametrize("args_mode", ["exact", "subset", "superset"])
+def test_an_equal_matcher_in_the_output_is_an_equal_value(mode: str, args_mode: str) -> None:
+    """A matcher given as output (a reference compared with itself) matches an equal one,
+    whether its tool is called once (paired by asking the rule) or more (paired by hashing)."""
+    for calls in ([Regex("S.*")], [Regex("S.*"), "x"]):
+        output = [user(), ai(*[("w", {"city": value}) for value in calls])]
+        reference = copy.deepcopy(output)
+        assert match(output, reference, mode, args_mode).matched, calls
+        other = [user(), ai(*[("w", {"city": Regex("N.*")}) for _ in calls])]
+        assert not match(output, other, mode, args_mode).matched, calls
+
+
 def test_a_langchain_reference_can_hold_matchers() -> None:
     from langchain_core.messages import AIMessage, HumanMessage
 
