@@ -13,7 +13,8 @@ What it measures (median wall time per evaluator call, ``time.perf_counter``):
    (bytecode of both cached alike in a temporary ``PYTHONPYCACHEPREFIX``), and whether
    importing our package pulls in ``langchain_core`` / ``langsmith``;
 7. what users pass: the LangChain messages of a ``create_agent`` run (the weather agent of
-   ``examples/``) against its chat-dict reference, passing and (no target) regressed, and 1,000
+   ``examples/``) against its chat-dict reference (also in the flat form reference files are read
+   into), passing and (no target) regressed, and 1,000
    calls of one tool permuted inside their messages in strict mode;
 8. the failing path and first-fit's quadratic case: every call's arguments changed (unordered),
    and identical output calls against references with distinct ids (subset args), at 1,000
@@ -555,6 +556,22 @@ def _langchain_run(*, regressed: bool = False) -> tuple[list[Any], list[dict[str
     return list(state["messages"]), WEATHER_REFERENCE
 
 
+def _flat(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with their calls in the flat ``{"name", "args"}`` form (arguments as dicts)
+    that reference files are read into."""
+    out = []
+    for message in messages:
+        calls = message.get("tool_calls")
+        if calls:
+            flat = [
+                {"name": c["function"]["name"], "args": json.loads(c["function"]["arguments"])}
+                for c in calls
+            ]
+            message = {**message, "tool_calls": flat}
+        out.append(message)
+    return out
+
+
 def _permuted_within_messages(pair: TrajectoryPair, seed: int) -> TrajectoryPair:
     """``pair`` whose output shuffles the parallel calls inside each message (strict mode pairs
     calls message by message, in any order within one)."""
@@ -573,6 +590,10 @@ def case_langchain(report: Report, reference: Subject, ours: Subject) -> None:
     for mode in ("strict", "unordered"):
         name = f"create_agent run (6 LangChain msgs) {mode}"
         compare_case(report, reference, ours, name, Config(mode), pair, target=10)
+    as_read = TrajectoryPair(outputs=outputs, reference=_flat(expected), n_calls=2)
+    for mode in ("strict", "unordered"):
+        name = f"create_agent vs file-form reference {mode}"
+        compare_case(report, reference, ours, name, Config(mode), as_read, target=10)
     outputs, expected = _langchain_run(regressed=True)
     regressed = TrajectoryPair(outputs=outputs, reference=expected, n_calls=2)
     for mode in ("strict", "unordered"):

@@ -42,13 +42,26 @@ def _optional_fields(draw: st.DrawFn, names: tuple[str, ...]) -> dict[str, Any]:
     return fields
 
 
+def _call_form(name: str, text: str, flat: bool) -> dict[str, Any]:
+    """A call in OpenAI's ``function`` form, or in the flat form reference files are read into
+    (``{"name", "args"}``; arguments that are not an object stay text, as the normaliser reads
+    those too)."""
+    if not flat:
+        return {"function": {"name": name, "arguments": text}}
+    try:
+        args = json.loads(text)
+    except ValueError:
+        args = text
+    return {"name": name, "args": args if isinstance(args, dict) else text}
+
+
 @st.composite
 def _plain_messages(draw: st.DrawFn) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
     for _ in range(draw(st.integers(0, 4))):
         calls = [
             {
-                "function": {"name": draw(st.sampled_from(["a", "b"])), "arguments": text},
+                **_call_form(draw(st.sampled_from(["a", "b"])), text, draw(st.booleans())),
                 **_optional_fields(draw, ("id",)),
             }
             for text in draw(st.lists(_TEXTS, min_size=1, max_size=3))

@@ -902,11 +902,17 @@ def test_shortcuts_agree_with_the_general_pairing(
             config,
         )
     fast, general = views[True], views[False]
-    # the evaluators' entry point, which decides passing plain chat lists from skeletons
+    # the evaluators' entry point, which decides passing plain chat lists from skeletons, with
+    # arguments as text or (the form reference files are read into) as dicts
     output_messages = _as_messages(output_calls, out_groups, True, last)
     reference_messages = _as_messages(reference_calls, ref_groups, True)
     _, evaluated = evaluate_trajectory(output_messages, reference_messages, config)
-    for report in (fast, evaluated):
+    _, evaluated_flat = evaluate_trajectory(
+        _as_messages(output_calls, out_groups, False, last),
+        _as_messages(reference_calls, ref_groups, False),
+        config,
+    )
+    for report in (fast, evaluated, evaluated_flat):
         assert report.matched == general.matched
         assert kinds(report) == kinds(general)
         assert len(report.pairs) == len(general.pairs)

@@ -4,8 +4,9 @@ and matcher decide every case alone, and a property test checks that both agree.
 
 When it applies (``applies``): both sides are lists of *plain messages*: chat dicts with a known
 role, text content and tool calls (only on assistant messages) in OpenAI's ``function`` form with
-arguments text that is one JSON object, or LangChain messages of a known type with text content
-and ``tool_calls`` whose arguments are a dict; the mode pairs calls as multisets (not
+arguments text that is one JSON object, or in the flat form reference files are read into
+(``{"name", "args"}``, the arguments a dict), or LangChain messages of a known type with text
+content and ``tool_calls`` whose arguments are a dict; the mode pairs calls as multisets (not
 ``in_order``), and every args rule in force is reflexive (calls with equal arguments always
 match: exact, ignore, subset, superset, also with ignored keys; not key lists or callables).
 Where empty sides are refused (``allow_empty=False``), a side without messages or a reference
@@ -185,7 +186,11 @@ def _may_walk(value: Any) -> bool:
         calls = item.get("tool_calls")
         if calls:
             first = calls[0] if type(calls) is list else None
-            function = first.get("function") if type(first) is dict else None
+            if type(first) is not dict:
+                return False
+            function = first.get("function")
+            if function is None:
+                return type(first.get("args")) is dict
             return type(function) is dict and type(function.get("arguments")) is str
     return True
 
@@ -217,13 +222,20 @@ def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
                     if role != "assistant" or type(raw_calls) is not list:
                         return None
                     for raw in raw_calls:
-                        function = raw["function"]
-                        name = function["name"]
-                        text = function["arguments"]
-                        if type(name) is not str or not name or type(text) is not str:
+                        function = raw.get("function")
+                        if function is not None:
+                            name, given = function["name"], function["arguments"]
+                            if type(given) is not str:
+                                return None
+                        else:  # the flat form, as reference files are read: {"name", "args"}
+                            name, given = raw["name"], raw["args"]
+                            if type(given) is not dict:
+                                return None
+                            texts_only = False
+                        if type(name) is not str or not name:
                             return None
                         add_name(name)
-                        add_args(text)
+                        add_args(given)
                     add_row(index)
                     add_count(len(raw_calls))
                 elif role is None or (raw_calls is not None and type(raw_calls) is not list):
