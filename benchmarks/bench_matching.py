@@ -14,8 +14,8 @@ What it measures (median wall time per evaluator call, ``time.perf_counter``):
    importing our package pulls in ``langchain_core`` / ``langsmith``;
 7. what users pass: the LangChain messages of a ``create_agent`` run (the weather agent of
    ``examples/``) against its chat-dict reference (also in the flat form reference files are read
-   into), passing and (no target) regressed, and 1,000
-   calls of one tool permuted inside their messages in strict mode;
+   into), passing and (no target) regressed, and 1,000 calls of one tool permuted inside their
+   messages in strict mode;
 8. the failing path and first-fit's quadratic case: every call's arguments changed (unordered),
    and identical output calls against references with distinct ids (subset args), at 1,000
    calls and growing to 10,000 (fitted exponent).
