@@ -34,10 +34,8 @@ if TYPE_CHECKING:
         OneOf,
         Regex,
     )
-    from .core.matching import (
-        MatchReport,
-        match_trajectories,
-    )
+    from .core.matching import match_trajectories
+    from .core.matching.report import MatchReport
     from .core.matching.rules import (
         ToolArgsMatchMode,
         ToolArgsMatchOverrides,
@@ -130,10 +128,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OneOf",
         "Regex",
     ),
-    ".core.matching": (
-        "MatchReport",
-        "match_trajectories",
-    ),
+    ".core.matching": ("match_trajectories",),
+    ".core.matching.report": ("MatchReport",),
     ".core.matching.rules": (
         "ToolArgsMatchMode",
         "ToolArgsMatchOverrides",

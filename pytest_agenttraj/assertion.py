@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .core.graph import GraphMatchReport, check_graph_mode
-from .core.matching import MatchReport
+from .core.matching.report import MatchReport
 from .core.matching.rules import MatchConfig, make_config
 from .core.usage import UsageReport, make_usage_rules
 from .diff import Markup, render_report, render_text

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..errors import TrajectoryFormatError
 from . import fastpath
-from .matching import MatchReport, match_trajectories
+from .matching import match_trajectories
+from .matching.report import MatchReport
 from .matching.rules import MatchConfig
 from .normalize import Memo, to_trajectory
 

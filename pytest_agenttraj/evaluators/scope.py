@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..core.graph import GraphMatchReport
-    from ..core.matching import MatchReport
+    from ..core.matching.report import MatchReport
     from ..core.metrics import GradedReport
 
 __all__ = [

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, cast
 
 from ..core.compare import collector_paused, compare_trajectories
-from ..core.matching import MatchReport
+from ..core.matching.report import MatchReport
 from ..core.matching.rules import (
     MatchConfig,
     ToolArgsMatchMode,

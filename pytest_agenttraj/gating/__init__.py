@@ -7,16 +7,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ..plugin import SESSION_KEY
-from .baseline_gate import BaselineGate
-from .junit import JunitProperties
-from .pass_rate import INI, OPTION, PassRateGate, parse_thresholds
-from .step_summary import STEP_SUMMARY_ENV, StepSummary
 
-__all__: list[str] = []
+if TYPE_CHECKING:
+    from ..plugin.session import TrajectorySession
+    from .baseline_gate import BaselineGate
+    from .pass_rate import Threshold
+
+__all__ = ["INI", "OPTION", "STEP_SUMMARY_ENV"]
+
+# The gates themselves load only in runs that use them: pytest imports this module in every run.
+OPTION = "--trajectory-min-pass-rate"
+INI = "trajectory_min_pass_rate"
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 _PLUGINS = pytest.StashKey[list[object]]()
 
@@ -88,27 +95,35 @@ def _tolerance(config: pytest.Config) -> float:
     return value
 
 
-def _thresholds_option(config: pytest.Config) -> tuple[list[str], str]:
+def _thresholds(config: pytest.Config, session: TrajectorySession) -> list[Threshold]:
+    """The pass-rate thresholds set by option or ini (their groups' tests tagged, on workers
+    too); the gate's module loads only when there are some."""
     values = config.getoption("trajectory_min_pass_rate", default=None)
-    if values:
-        return list(values), OPTION
-    return list(config.getini(INI)), f"ini {INI}"
+    where = OPTION
+    if not values:
+        values, where = config.getini(INI), f"ini {INI}"
+    if not values:
+        return []
+    from .pass_rate import parse_thresholds
+
+    thresholds = parse_thresholds(list(values), where=where)
+    session.tag_tests([t.group for t in thresholds if t.group is not None])
+    return thresholds
 
 
 @pytest.hookimpl(trylast=True)  # after the main plugin has made the session
 def pytest_configure(config: pytest.Config) -> None:
     session = config.stash[SESSION_KEY]
     tolerance = _tolerance(config)
-    values, where = _thresholds_option(config)
-    thresholds = parse_thresholds(values, where=where) if values else []
-    if thresholds:
-        session.tag_tests([t.group for t in thresholds if t.group is not None])
+    thresholds = _thresholds(config, session)
     if session.is_worker:
         return
     plugins: list[tuple[object, str]] = []
     baseline = config.getoption("trajectory_baseline", default=None)
     gate: BaselineGate | None = None
     if baseline:
+        from .baseline_gate import BaselineGate
+
         gate = BaselineGate(
             Path(config.invocation_params.dir, baseline),
             tolerance,
@@ -118,11 +133,17 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         plugins.append((gate, "agenttraj-baseline"))
     if thresholds:
+        from .pass_rate import PassRateGate
+
         plugins.append((PassRateGate(thresholds, session), "agenttraj-pass-rate"))
     if config.getoption("xmlpath", default=None):
+        from .junit import JunitProperties
+
         plugins.append((JunitProperties(session), "agenttraj-junit"))
     summary_path = os.environ.get(STEP_SUMMARY_ENV)
     if summary_path:
+        from .step_summary import StepSummary
+
         path = Path(config.invocation_params.dir, summary_path)
         plugins.append((StepSummary(config, path, session, gate), "agenttraj-step-summary"))
     for plugin, name in plugins:

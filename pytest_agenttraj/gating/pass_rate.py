@@ -32,6 +32,7 @@ import pytest
 
 from ..plugin.results import attempt_counts
 from ..plugin.session import TrajectorySession
+from . import INI, OPTION
 from .verdict import fail_session, judges
 
 __all__ = [
@@ -48,8 +49,6 @@ __all__ = [
     "threshold_line",
 ]
 
-OPTION = "--trajectory-min-pass-rate"
-INI = "trajectory_min_pass_rate"
 _EPSILON = 1e-9
 _FORMS = (
     "RATE from 0 to 1 for the session (e.g. 0.8) or GROUP=RATE for the tests of a marker "

@@ -14,12 +14,12 @@ import pytest
 
 from ..plugin.results import TrajectoryResults, mode_label, test_label, value_label
 from ..plugin.session import TrajectorySession
+from . import STEP_SUMMARY_ENV
 from .baseline import Comparison
 from .baseline_gate import BaselineGate
 
 __all__ = ["MAX_SUMMARY_ROWS", "STEP_SUMMARY_ENV", "StepSummary", "step_summary_markdown"]
 
-STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 MAX_SUMMARY_ROWS = 100
 """Rows shown per table in the step summary; GitHub caps one step's summary at 1 MiB."""
 

@@ -314,7 +314,7 @@ class TrajectorySession:
         """Check a trajectory the test evaluated against its marker's tool-usage rules, as an
         evaluation of its own (announced while the test's scope is current)."""
         rules = self.settings_for(item).usage
-        from ..core.matching import MatchReport
+        from ..core.matching.report import MatchReport
 
         if not rules or not isinstance(report, MatchReport):  # graph paths make no tool calls
             return

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,9 +19,11 @@ from ..core.matching.rules import (
     check_trajectory_mode,
     make_config,
 )
-from ..core.usage import UsageRules, make_usage_rules
 from ..evaluators.result import check_min_score
 from .pass_rules import PassRule, parse_pass_rule
+
+if TYPE_CHECKING:
+    from ..core.usage import UsageRules
 
 __all__ = ["MARKER_ARGS", "USAGE_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
 
@@ -223,6 +225,8 @@ def _expectations(chosen: Mapping[str, Any], base: TrajectorySettings) -> dict[s
     found["allow_empty"] = allow_empty
     usage = {name: chosen[name] for name in USAGE_ARGS if name in chosen}
     if usage:
+        from ..core.usage import make_usage_rules  # loads with the first marker that sets rules
+
         rules = make_usage_rules(**usage)
         found["usage"] = rules if rules else None
     return found

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from ..core.graph import GraphMatchReport, graph_reference_document
-from ..core.matching import MatchReport
+from ..core.matching.report import MatchReport
 from ..core.matching.rules import MatchConfig, make_config
 from ..core.normalize import to_trajectory
 from ..core.spelled import messages_from_spelled, messages_to_spelled

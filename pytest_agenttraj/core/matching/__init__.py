@@ -10,11 +10,14 @@ pairing in :mod:`.calls` (with :mod:`.matcher_pairing` for reference args holdin
 
 from __future__ import annotations
 
-from ..model import Trajectory
-from .report import GivenSides, MatchReport
-from .rules import MatchConfig
+from typing import TYPE_CHECKING
 
-__all__ = ["MatchReport", "match_trajectories"]
+if TYPE_CHECKING:  # the package loads with its rules at start-up; the report with a comparison
+    from ..model import Trajectory
+    from .report import MatchReport
+    from .rules import MatchConfig
+
+__all__ = ["match_trajectories"]
 
 
 def match_trajectories(
@@ -24,6 +27,7 @@ def match_trajectories(
     # The matchers load on the first comparison, not when the plugin starts.
     from .calls import match_calls
     from .in_order import match_in_order
+    from .report import GivenSides, MatchReport
     from .strict import match_strict
     from .vacuous import vacuous_problems
 
