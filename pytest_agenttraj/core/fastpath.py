@@ -338,7 +338,7 @@ def _calls(
                 if args is None:
                     return None
                 memo[given] = args
-        else:  # a LangChain call's dict, copied
+        else:  # a dict (a LangChain call, or a chat call in the flat form), copied
             args = dict(given)
         calls.append(_new(ToolCall, (skeleton.names[offset], args, text(raw.get("id")))))
     return tuple(calls)
