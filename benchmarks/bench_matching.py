@@ -291,9 +291,27 @@ def compare_case(
     target: float | None,
 ) -> tuple[float, float]:
     """Check scores, time both implementations, print the row; return (openevals, ours) s."""
-    oe_call = _caller(config.build(reference.factory), pair)
-    ours_call = _caller(config.build(ours.factory), pair)
+    oe_call, ours_call = _callers(reference, ours, config, pair)
     check_scores(report, name, config, oe_call()["score"], ours_call()["score"])
+    return _timed_row(report, name, pair, oe_call, ours_call, target)
+
+
+def _callers(
+    reference: Subject, ours: Subject, config: Config, pair: TrajectoryPair
+) -> tuple[Callable[[], dict[str, Any]], Callable[[], dict[str, Any]]]:
+    """openevals' and our evaluator under ``config``, each bound to ``pair``."""
+    return _caller(config.build(reference.factory), pair), _caller(config.build(ours.factory), pair)
+
+
+def _timed_row(
+    report: Report,
+    name: str,
+    pair: TrajectoryPair,
+    oe_call: Callable[[], dict[str, Any]],
+    ours_call: Callable[[], dict[str, Any]],
+    target: float | None,
+) -> tuple[float, float]:
+    """Time both calls interleaved and print the row; return (openevals, ours) s."""
     oe_s, ours_s = time_pair(oe_call, ours_call)
     assert ours_s is not None
     report.timing_row(name, pair.n_calls, oe_s, ours_s, target)
@@ -391,13 +409,10 @@ def failing_case(
     pair: TrajectoryPair,
 ) -> None:
     """Check that both implementations fail ``pair``, time both, print the row (no target)."""
-    oe_call = _caller(config.build(reference.factory), pair)
-    ours_call = _caller(config.build(ours.factory), pair)
+    oe_call, ours_call = _callers(reference, ours, config, pair)
     if oe_call()["score"] is not False or ours_call()["score"] is not False:
         report.warning_row(f"{name}: expected both implementations to fail it")
-    oe_s, ours_s = time_pair(oe_call, ours_call)
-    assert ours_s is not None
-    report.timing_row(name, pair.n_calls, oe_s, ours_s, None)
+    _timed_row(report, name, pair, oe_call, ours_call, None)
 
 
 def case_single_tool(report: Report, reference: Subject, ours: Subject) -> None:

@@ -38,7 +38,7 @@ from .matching.report import FlatPairs, MatchReport
 from .matching.rules import MatchConfig
 from .model import Message, Role, ToolCall, Trajectory
 from .normalize import Memo, to_trajectory
-from .normalize.fields import ROLE_ALIASES, opt_str, scan_object
+from .normalize.fields import ROLE_ALIASES, memo_object, opt_str, scan_object
 from .normalize.langchain import LANGCHAIN_ROLES, is_message
 from .values import canonical
 
@@ -132,19 +132,15 @@ def _values(
 ) -> tuple[list[Hashable], list[Hashable]] | None:
     """The canonical value of each call's arguments on both sides (texts parsed once each),
     or ``None`` if a text is not exactly one JSON object."""
-    parsed: dict[str, dict[str, Any]] = {}
+    parsed: Memo = {}
     sides: list[list[Hashable]] = []
     for skeleton in (output, reference):
         keys: list[Hashable] = []
         for args in skeleton.args:
             if type(args) is str:
-                value = parsed.get(args)
-                if value is None:
-                    value = scan_object(args)
-                    if value is None:
-                        return None
-                    parsed[args] = value
-                args = value
+                args = memo_object(args, parsed)
+                if args is None:
+                    return None
             keys.append(canonical(args))
         sides.append(keys)
     return sides[0], sides[1]
@@ -332,12 +328,9 @@ def _calls(
             return None
         given = skeleton.args[offset]
         if type(given) is str:  # a chat call's text, parsed once per evaluation
-            args = memo.get(given)
+            args = memo_object(given, memo)
             if args is None:
-                args = scan_object(given)
-                if args is None:
-                    return None
-                memo[given] = args
+                return None
         else:  # a dict (a LangChain call, or a chat call in the flat form), copied
             args = dict(given)
         calls.append(_new(ToolCall, (skeleton.names[offset], args, text(raw.get("id")))))

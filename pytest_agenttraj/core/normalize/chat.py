@@ -11,7 +11,7 @@ from typing import Any
 from ...errors import TrajectoryFormatError
 from ..model import Message, ToolCall
 from . import anthropic
-from .fields import ROLE_ALIASES, Memo, call_name, parse_args, role, scan_object
+from .fields import ROLE_ALIASES, Memo, call_name, memo_object, parse_args, role
 
 __all__ = ["dict_message", "dict_messages"]
 
@@ -97,12 +97,8 @@ def dict_call(raw: Any, index: int, position: int, memo: Memo) -> ToolCall:
         else call_name(raw_name, index, f"tool_calls[{position}].{name_field}")
     )
     args = None
-    if type(raw_args) is str:  # the common case, inline: a text seen before, or one JSON object
-        args = memo.get(raw_args)
-        if args is None:
-            args = scan_object(raw_args)
-            if args is not None:
-                memo[raw_args] = args
+    if type(raw_args) is str:  # the common case: a text seen before, or one JSON object
+        args = memo_object(raw_args, memo)
     if args is None:  # other forms, and texts json.loads must decide (or name the error of)
         args = parse_args(raw_args, name, index, f"tool_calls[{position}].{args_field}", memo)
     call_id = raw.get("id")

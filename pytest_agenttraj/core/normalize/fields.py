@@ -18,6 +18,7 @@ __all__ = [
     "ROLE_ALIASES",
     "Memo",
     "call_name",
+    "memo_object",
     "opt_str",
     "parse_args",
     "role",
@@ -57,6 +58,17 @@ def scan_object(text: str) -> dict[str, Any] | None:
     except (StopIteration, ValueError, RecursionError):
         return None
     return value if end == len(text) and type(value) is dict else None
+
+
+def memo_object(text: str, memo: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """``scan_object(text)`` through ``memo``: each distinct text of an evaluation is parsed
+    once, and calls with equal texts share one dict."""
+    found = memo.get(text)
+    if found is None:
+        found = scan_object(text)
+        if found is not None:
+            memo[text] = found
+    return found
 
 
 def role(raw: Any, index: int, field: str = "role") -> Role:
