@@ -20,7 +20,7 @@ ignored. The sides match when the keys pair up as the mode requires: in strict m
 message, the same roles and the same multiset of tools and keys; in the others, over all calls.
 Only then is each distinct text parsed once to check it is one JSON object, so a failing
 evaluation parses nothing here. Anything not proven (another input form, a difference, a
-malformed message) returns ``None``, and the general path decides and explains.
+malformed message) gives no report, and the general path decides and explains.
 
 What a failing walk learnt is not thrown away: ``decide`` keeps each side's skeleton, and
 ``build`` makes a walked side into its trajectory from it, reading only the fields the walk did
@@ -42,7 +42,7 @@ from .normalize.fields import ROLE_ALIASES, memo_object, opt_str, scan_object
 from .normalize.langchain import LANGCHAIN_ROLES, is_message
 from .values import canonical
 
-__all__ = ["DeferredSides", "Walked", "applies", "build", "decide", "verdict"]
+__all__ = ["DeferredSides", "Walked", "applies", "build", "decide"]
 
 
 def applies(config: MatchConfig) -> bool:
@@ -63,14 +63,9 @@ class Walked(NamedTuple):
     reference: _Skeleton | None = None
 
 
-def verdict(outputs: Any, reference_outputs: Any, config: MatchConfig) -> MatchReport | None:
-    """A passing report when the fast path proves a match, else ``None`` (see the module
-    docstring)."""
-    return decide(outputs, reference_outputs, config).report
-
-
 def decide(outputs: Any, reference_outputs: Any, config: MatchConfig) -> Walked:
-    """``verdict``, keeping the skeletons of a walk that proved nothing for ``build``."""
+    """A passing report when the fast path proves a match (see the module docstring), and the
+    skeletons of what it walked, for ``build`` when it proves nothing."""
     if not (applies(config) and _may_walk(outputs) and _may_walk(reference_outputs)):
         return Walked(None)
     output = _walk(outputs)
@@ -194,7 +189,7 @@ def _may_walk(value: Any) -> bool:
 # One loop with every check inline: it is the cost of each passing evaluation.
 def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
     """The skeleton of ``value`` when it is a list of plain messages, else ``None``. Arguments
-    texts are not parsed here (see ``verdict``)."""
+    texts are not parsed here (see ``_passing``)."""
     roles: list[Role | None] = []
     rows: list[int] = []
     counts: list[int] = []
