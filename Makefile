@@ -49,6 +49,7 @@ bench: compile
 	$(BIN)/python benchmarks/bench_matchers.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_graph.py
+	$(BIN)/python benchmarks/bench_pytest_session.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

@@ -1,0 +1,247 @@
+"""What pytest-agenttraj costs inside whole pytest sessions (a report, not a test).
+
+Users pay for the plugin in real pytest runs, not in microbenchmarks, so every number here is the
+wall time (and CPU time) of a fresh ``python -m pytest`` process on a generated project, the
+variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarded warm-up:
+
+1. **Plain tests, plugin installed vs ``-p no:agenttraj``**: 2,000 trivial tests in 20 files that
+   never touch the plugin. Target: at most 1 % more (a test that uses nothing of the plugin pays
+   nothing measurable).
+2. **1,000 tests each evaluating a 6-message LangChain trajectory** (the weather agent's messages,
+   made once per module by a real ``create_agent`` run on a scripted chat model):
+
+   - ``plain``: the same tests, the messages built, nothing evaluated (the floor);
+   - ``fixture``: the ``assert_trajectory`` fixture;
+   - ``function``: ``pytest_agenttraj.assert_trajectory`` imported in the test module;
+   - ``openevals``: openevals' ``create_trajectory_match_evaluator`` called in the test and its
+     score asserted, as teams do today.
+
+   Cost per test = (median session time - median ``plain`` time) / 1,000; the ratio
+   ``openevals / ours`` has the target at least 3x. Serially and under ``-n 2``.
+
+Medians of ``--runs`` interleaved runs (default 9 for case 1, 7 for case 2); the interquartile
+range is printed so that a noisy machine shows. Bytecode is cached in a temporary
+``PYTHONPYCACHEPREFIX`` as in ``bench_startup.py``. The exit status is 0 whatever the numbers.
+
+Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_pytest_session.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from time import perf_counter
+
+from bench_startup import child_env, header_line
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+PLAIN_TARGET_PERCENT = 1.0
+EVALUATION_TARGET_RATIO = 3.0
+
+INI = """[pytest]
+asyncio_default_fixture_loop_scope = function
+"""
+
+PLAIN_TEST = "def test_{i}():\n    assert {i} + 1 == {j}\n\n\n"
+
+CONFTEST = f"""
+import sys
+
+sys.path.insert(0, {str(EXAMPLES)!r})
+"""
+
+# The weather agent's run, made once per test module by a real create_agent agent; its
+# reference in the chat-completion form openevals documents.
+MODULE_HEAD = """
+from scripted_agents import WEATHER_QUESTION, weather_agent, weather_reference
+
+MESSAGES = weather_agent().invoke({"messages": [WEATHER_QUESTION]})["messages"]
+REFERENCE = weather_reference()
+"""
+
+BODIES = {
+    "plain": (
+        "",
+        "def test_{i}():\n    assert len(MESSAGES) == len(REFERENCE)\n\n\n",
+    ),
+    "fixture": (
+        "",
+        "def test_{i}(assert_trajectory):\n    assert_trajectory(MESSAGES, REFERENCE)\n\n\n",
+    ),
+    "function": (
+        "from pytest_agenttraj import assert_trajectory\n",
+        "def test_{i}():\n    assert_trajectory(MESSAGES, REFERENCE)\n\n\n",
+    ),
+    "openevals": (
+        "from openevals.trajectory.match import create_trajectory_match_evaluator\n"
+        "EVALUATOR = create_trajectory_match_evaluator(trajectory_match_mode='strict')\n",
+        "def test_{i}():\n"
+        "    result = EVALUATOR(outputs=MESSAGES, reference_outputs=REFERENCE)\n"
+        "    assert result['score'], result['comment']\n\n\n",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall and CPU seconds (the child's user + system) of one session."""
+
+    wall: float
+    cpu: float
+
+
+def write_project(root: Path, files: int, per_file: int, variant: str | None) -> None:
+    """A project of ``files`` x ``per_file`` tests: trivial ones, or those of ``variant``."""
+    root.mkdir(parents=True)
+    (root / "pytest.ini").write_text(INI)
+    if variant is not None:
+        (root / "conftest.py").write_text(CONFTEST)
+    for f in range(files):
+        if variant is None:
+            text = "".join(PLAIN_TEST.format(i=i, j=i + 1) for i in range(per_file))
+        else:
+            head, body = BODIES[variant]
+            text = MODULE_HEAD + head + "\n\n" + "".join(body.format(i=i) for i in range(per_file))
+        (root / f"test_{f:03d}.py").write_text(text)
+
+
+def run_session(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Timing:
+    """One pytest session; a failing one aborts the benchmark (it measured nothing)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    wall = perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu)
+
+
+def interleaved(
+    sessions: Mapping[str, tuple[Sequence[str], Path]], runs: int, env: Mapping[str, str]
+) -> dict[str, list[Timing]]:
+    """``runs`` timings of each session, taken in turn, after one warm-up run of each."""
+    for argv, cwd in sessions.values():
+        run_session(argv, cwd, env)
+    timings: dict[str, list[Timing]] = {label: [] for label in sessions}
+    for _ in range(runs):
+        for label, (argv, cwd) in sessions.items():
+            timings[label].append(run_session(argv, cwd, env))
+    return timings
+
+
+def median(timings: Sequence[Timing], what: str) -> float:
+    return statistics.median(getattr(t, what) for t in timings)
+
+
+def spread(timings: Sequence[Timing], what: str) -> str:
+    values = [getattr(t, what) for t in timings]
+    if len(values) < 2:
+        return ""
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    return f"IQR {q1:.3f}-{q3:.3f} s"
+
+
+def show(label: str, timings: Sequence[Timing]) -> None:
+    print(
+        f"  {label:<34} wall {median(timings, 'wall'):7.3f} s ({spread(timings, 'wall')})   "
+        f"cpu {median(timings, 'cpu'):7.3f} s ({spread(timings, 'cpu')})"
+    )
+
+
+def pytest_argv(extra: Sequence[str]) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+
+
+def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> None:
+    files, per_file = 20, 100 // scale
+    project = base / "plain"
+    write_project(project, files, per_file, None)
+    print(f"\n== 1. {files * per_file} plain tests, plugin installed vs -p no:agenttraj")
+    sessions = {
+        "installed": (pytest_argv([]), project),
+        "-p no:agenttraj": (pytest_argv(["-p", "no:agenttraj"]), project),
+    }
+    timings = interleaved(sessions, runs, env)
+    for label, values in timings.items():
+        show(label, values)
+    for what in ("wall", "cpu"):
+        with_plugin = median(timings["installed"], what)
+        without = median(timings["-p no:agenttraj"], what)
+        percent = (with_plugin / without - 1) * 100
+        verdict = "PASS" if percent <= PLAIN_TARGET_PERCENT else "MISS"
+        print(
+            f"  {what}: {percent:+.2f}% ({(with_plugin - without) * 1000:+.0f} ms)   "
+            f"target <= {PLAIN_TARGET_PERCENT:g}%   {verdict}"
+        )
+
+
+def case_evaluations(
+    base: Path, env: Mapping[str, str], runs: int, scale: int, workers: Sequence[str]
+) -> None:
+    files, per_file = 10, 100 // scale
+    count = files * per_file
+    for variant in BODIES:
+        write_project(base / variant, files, per_file, variant)
+    where = " ".join(workers) or "serial"
+    print(f"\n== 2. {count} tests evaluating a 6-message create_agent trajectory ({where})")
+    sessions = {v: (pytest_argv(workers), base / v) for v in BODIES}
+    timings = interleaved(sessions, runs, env)
+    for label, values in timings.items():
+        show(label, values)
+    for what in ("wall", "cpu"):
+        floor = median(timings["plain"], what)
+        cost = {v: (median(timings[v], what) - floor) / count for v in BODIES if v != "plain"}
+        peer = cost["openevals"]
+        parts = [f"{v} {c * 1e6:.0f} us" for v, c in cost.items()]
+        print(f"  {what}, cost per test over plain: {', '.join(parts)}")
+        for ours in ("fixture", "function"):
+            print(f"    openevals / {ours}: {ratio_text(peer, cost[ours])}")
+
+
+def ratio_text(peer: float, ours: float) -> str:
+    """``peer / ours`` against the target; a cost at or below the floor is within the noise."""
+    if peer <= 0 or ours <= 0:
+        return "n/a: a cost within the noise of the plain sessions (use more runs or tests)"
+    ratio = peer / ours
+    verdict = "PASS" if ratio >= EVALUATION_TARGET_RATIO else "MISS"
+    return f"{ratio:.2f}x   target >= {EVALUATION_TARGET_RATIO:g}x   {verdict}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the tests, 3 runs")
+    parser.add_argument("--runs", type=int, default=None, help="timed runs per session")
+    parser.add_argument("--only", choices=["plain", "evaluations", "xdist"], default=None)
+    options = parser.parse_args()
+    scale = 10 if options.quick else 1
+    print(header_line())
+    started = perf_counter()
+    with tempfile.TemporaryDirectory(prefix="agenttraj-sessions-") as tmp:
+        env = child_env(Path(tmp, "pycache"))
+        env.pop("GITHUB_STEP_SUMMARY", None)
+        base = Path(tmp)
+        if options.only in (None, "plain"):
+            case_plain(base, env, options.runs or (3 if options.quick else 9), scale)
+        if options.only in (None, "evaluations"):
+            runs = options.runs or (3 if options.quick else 7)
+            case_evaluations(base / "serial", env, runs, scale, [])
+        if options.only in (None, "xdist"):
+            runs = options.runs or (3 if options.quick else 5)
+            case_evaluations(base / "xdist", env, runs, scale, ["-n", "2"])
+    print(f"\n(session benchmark took {perf_counter() - started:.0f} s; load {os.getloadavg()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
