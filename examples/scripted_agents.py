@@ -3,8 +3,8 @@
 Everything here is real LangChain / LangGraph machinery: the agents are built with
 ``langchain.agents.create_agent`` and run the genuine tool loop (model -> tools -> model ...),
 and ``weather_graph`` is a hand-built ``langgraph`` ``StateGraph``. Only the LLM is fake:
-``ScriptedChatModel`` replays a fixed list of ``AIMessage`` objects, one per model call, so
-every run produces the same trajectory.
+``pytest_agenttraj.testing.ScriptedChatModel`` answers each model call with the next reply of a
+script, so every run produces the same trajectory.
 
 Use these agents to learn how to test your own: swap ``ScriptedChatModel`` for a real chat
 model and the trajectory your tests see has exactly the same shape::
@@ -18,26 +18,19 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain_core.caches import BaseCache
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForLLMRun,
-    CallbackManagerForLLMRun,
-)
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolCall
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langchain_core.tools import BaseTool, tool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
-from pydantic import PrivateAttr
+
+from pytest_agenttraj.testing import ScriptedChatModel, ScriptExhaustedError, tool_call
+
+# The name the examples and the package's tests have long imported from here.
+call = tool_call
 
 __all__ = [
     "PARALLEL_QUESTION",
@@ -52,6 +45,7 @@ __all__ = [
     "get_weather",
     "look_up_location_code",
     "parallel_agent",
+    "tool_call",
     "travel_agent",
     "weather_agent",
     "weather_graph",
@@ -151,147 +145,6 @@ def get_time(location_code: str) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# The scripted LLM.
-# --------------------------------------------------------------------------------------
-
-
-class ScriptExhaustedError(RuntimeError):
-    """Raised when a ScriptedChatModel is called more times than its script has replies."""
-
-
-def call(name: str, id: str | None = None, /, **args: Any) -> ToolCall:
-    """Build a tool call for a script, e.g. ``call("get_weather", location_code="location-1")``.
-
-    Leave ``id`` out to have ``ScriptedChatModel`` assign ``call_1``, ``call_2``, ... in order.
-    """
-    return ToolCall(name=name, args=args, id=id, type="tool_call")
-
-
-class ScriptedChatModel(BaseChatModel):
-    """A chat model that replays a fixed script of replies, one per call.
-
-    Each script entry is an ``AIMessage`` (optionally with ``tool_calls``; several calls in one
-    message are parallel tool calls) or a plain string, shorthand for a text-only reply.
-    Tool calls without an id get ``call_1``, ``call_2``, ... numbered across the whole script.
-
-    The model keeps its position in the script, so one instance serves one agent run; build a
-    fresh model (or call ``reset()``) to run again. Calling it more often than the script allows
-    raises ``ScriptExhaustedError``. If tools are bound, every scripted tool call must name one
-    of them, so a typo in a script fails loudly instead of producing a confusing trajectory.
-    """
-
-    script: list[AIMessage]
-    # A global LLM cache (``set_llm_cache``) would short-circuit replays of identical prompts;
-    # a script must always advance, so caching is off unless explicitly requested.
-    cache: BaseCache | bool | None = False
-
-    _position: int = PrivateAttr(default=0)
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-
-    def __init__(self, script: Sequence[AIMessage | str], **kwargs: Any) -> None:
-        kwargs["script"] = _number_tool_calls(script)
-        super().__init__(**kwargs)
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted-chat-model"
-
-    @property
-    def calls_made(self) -> int:
-        """How many replies have been consumed so far."""
-        return self._position
-
-    def reset(self) -> None:
-        """Rewind to the start of the script."""
-        with self._lock:
-            self._position = 0
-
-    def bind_tools(
-        self,
-        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools the way a real provider model does: as call-time kwargs.
-
-        ``create_agent`` calls this before every model step (the base class raises
-        ``NotImplementedError``). The tool names reach ``_generate``, which uses them only to
-        check that the script calls tools the agent actually has.
-        """
-        names = [_tool_name(t) for t in tools]
-        return self.bind(tool_names=names, tool_choice=tool_choice, **kwargs)
-
-    def _next_reply(self, tool_names: Sequence[str | None] | None) -> AIMessage:
-        with self._lock:
-            self._position += 1
-            number = self._position
-        if number > len(self.script):
-            msg = (
-                f"ScriptedChatModel call #{number} overran the script: it has only "
-                f"{len(self.script)} scripted replies. The agent asked the model for more "
-                "steps than expected (e.g. a tool result led to another round)."
-            )
-            raise ScriptExhaustedError(msg)
-        reply = self.script[number - 1].model_copy(deep=True)
-        if tool_names is not None and None not in tool_names:
-            unknown = [tc["name"] for tc in reply.tool_calls if tc["name"] not in tool_names]
-            if unknown:
-                msg = (
-                    f"ScriptedChatModel call #{number} calls tool(s) {unknown} that are not "
-                    f"bound to the model; bound tools: {list(tool_names)}"
-                )
-                raise ValueError(msg)
-        return reply
-
-    # langchain-core calls these with messages, stop and run_manager by keyword; a script needs
-    # none of them.
-    def _generate(
-        self,
-        messages: list[BaseMessage],  # noqa: ARG002
-        stop: list[str] | None = None,  # noqa: ARG002
-        run_manager: CallbackManagerForLLMRun | None = None,  # noqa: ARG002
-        **kwargs: Any,
-    ) -> ChatResult:
-        reply = self._next_reply(kwargs.get("tool_names"))
-        return ChatResult(generations=[ChatGeneration(message=reply)])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,  # noqa: ARG002
-        **kwargs: Any,
-    ) -> ChatResult:
-        # Nothing to await: replaying is instant, so skip the default thread-pool hop.
-        return self._generate(messages, stop, **kwargs)
-
-
-def _tool_name(tool_: dict[str, Any] | type | Callable[..., Any] | BaseTool) -> str | None:
-    """Name of a tool as the model sees it; None for provider built-ins without one."""
-    if isinstance(tool_, BaseTool):
-        return tool_.name
-    if isinstance(tool_, dict) and "function" not in tool_ and "name" not in tool_:
-        return None  # e.g. {"type": "web_search"}: cannot validate calls against it
-    name = convert_to_openai_tool(tool_).get("function", {}).get("name")
-    return name if isinstance(name, str) else None
-
-
-def _number_tool_calls(script: Sequence[AIMessage | str]) -> list[AIMessage]:
-    """Turn strings into AIMessages and give id-less tool calls ids call_1, call_2, ..."""
-    numbered: list[AIMessage] = []
-    counter = 0
-    for entry in script:
-        message = AIMessage(content=entry) if isinstance(entry, str) else entry
-        tool_calls: list[ToolCall] = []
-        for tc in message.tool_calls:
-            counter += 1
-            tool_calls.append({**tc, "id": tc["id"] or f"call_{counter}"})
-        numbered.append(message.model_copy(update={"tool_calls": tool_calls}, deep=True))
-    return numbered
-
-
-# --------------------------------------------------------------------------------------
 # Agents built with the real create_agent.
 # --------------------------------------------------------------------------------------
 
@@ -309,8 +162,8 @@ def weather_agent(*, wrong_code: bool = False, checkpointer: Checkpointer = None
     weather = _weather(code)  # what get_weather will return, for the scripted final answer
     model = ScriptedChatModel(
         [
-            AIMessage(content="", tool_calls=[call("look_up_location_code", city="苏州")]),
-            AIMessage(content="", tool_calls=[call("get_weather", location_code=code)]),
+            AIMessage(content="", tool_calls=[tool_call("look_up_location_code", city="苏州")]),
+            AIMessage(content="", tool_calls=[tool_call("get_weather", location_code=code)]),
             f"The weather in 苏州 is: {weather}.",
         ]
     )
@@ -327,12 +180,14 @@ def parallel_agent(*, checkpointer: Checkpointer = None) -> AgentGraph:
     """
     model = ScriptedChatModel(
         [
-            AIMessage(content="", tool_calls=[call("look_up_location_code", city="San Francisco")]),
+            AIMessage(
+                content="", tool_calls=[tool_call("look_up_location_code", city="San Francisco")]
+            ),
             AIMessage(
                 content="",
                 tool_calls=[
-                    call("get_weather", location_code="location-415"),
-                    call("get_time", location_code="location-415"),
+                    tool_call("get_weather", location_code="location-415"),
+                    tool_call("get_time", location_code="location-415"),
                 ],
             ),
             "In San Francisco it is Foggy, 15°C and the local time is 23:30 (UTC-7).",
@@ -360,10 +215,16 @@ def travel_agent(*, checkpointer: Checkpointer = None) -> AgentGraph:
     """
     model = ScriptedChatModel(
         [
-            AIMessage(content="", tool_calls=[call("look_up_location_code", city="San Francisco")]),
-            AIMessage(content="", tool_calls=[call("get_weather", location_code="location-415")]),
-            AIMessage(content="", tool_calls=[call("look_up_location_code", city="苏州")]),
-            AIMessage(content="", tool_calls=[call("get_weather", location_code="location-123")]),
+            AIMessage(
+                content="", tool_calls=[tool_call("look_up_location_code", city="San Francisco")]
+            ),
+            AIMessage(
+                content="", tool_calls=[tool_call("get_weather", location_code="location-415")]
+            ),
+            AIMessage(content="", tool_calls=[tool_call("look_up_location_code", city="苏州")]),
+            AIMessage(
+                content="", tool_calls=[tool_call("get_weather", location_code="location-123")]
+            ),
             "苏州 is Sunny, 22°C; San Francisco is Foggy, 15°C. 苏州 is warmer.",
         ]
     )
@@ -386,8 +247,8 @@ def _plan(state: MessagesState) -> dict[str, list[AnyMessage]]:
     plan = AIMessage(
         content="",
         tool_calls=[
-            call("get_weather", "plan_weather", location_code=code),
-            call("get_time", "plan_time", location_code=code),
+            tool_call("get_weather", "plan_weather", location_code=code),
+            tool_call("get_time", "plan_time", location_code=code),
         ],
     )
     return {"messages": [plan]}

@@ -63,6 +63,9 @@ if TYPE_CHECKING:
         InvalidMatcherError,
         JudgeError,
         ReferenceFileError,
+        ScriptedReplyError,
+        ScriptError,
+        ScriptExhaustedError,
         TrajectoryFormatError,
     )
     from .evaluators import (
@@ -155,6 +158,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "InvalidMatcherError",
         "JudgeError",
         "ReferenceFileError",
+        "ScriptError",
+        "ScriptExhaustedError",
+        "ScriptedReplyError",
         "TrajectoryFormatError",
     ),
     ".evaluators": (
@@ -226,6 +232,9 @@ __all__ = [
     "OneOf",
     "ReferenceFileError",
     "Regex",
+    "ScriptError",
+    "ScriptExhaustedError",
+    "ScriptedReplyError",
     "ToolArgsMatchMode",
     "ToolArgsMatchOverrides",
     "ToolCall",

@@ -11,6 +11,9 @@ __all__ = [
     "InvalidMatcherError",
     "JudgeError",
     "ReferenceFileError",
+    "ScriptError",
+    "ScriptExhaustedError",
+    "ScriptedReplyError",
     "TrajectoryFormatError",
 ]
 
@@ -118,3 +121,27 @@ class InvalidMatcherError(AgentTrajError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.problem,), {"path": self.path, "index": self.index}
+
+
+class ScriptError(AgentTrajError):
+    """A scripted chat model (``pytest_agenttraj.testing.ScriptedChatModel``) that cannot answer
+    a request: its script has run out, or the reply due cannot be used."""
+
+
+class ScriptExhaustedError(ScriptError, RuntimeError):
+    """The model was asked more times than its script has replies. ``request`` is the request
+    that found the script empty (``None`` once unpickled), ``replies`` the script's length."""
+
+    def __init__(self, text: str, *, request: Any = None, replies: int = 0) -> None:
+        self.request = request
+        self.replies = replies
+        super().__init__(text)
+
+
+class ScriptedReplyError(ScriptError, ValueError):
+    """A reply in a script that is not one, or that does not fit the request it answers (a tool
+    call to a tool the model was not given). ``index`` is its position in the script."""
+
+    def __init__(self, text: str, *, index: int | None = None) -> None:
+        self.index = index
+        super().__init__(text)

@@ -1,6 +1,6 @@
 """Scripted langchain-core chat models for the judges' tests (no network, no API key).
 
-``ScriptedChatModel`` (examples/scripted_agents.py) has tool calling, so a judge asks it for
+``ScriptedChatModel`` (``pytest_agenttraj.testing``) has tool calling, so a judge asks it for
 structured output: its replies are tool calls to the judge's schema (``score_call``).
 ``TextOnlyModel`` has none (``bind_tools`` raises ``NotImplementedError``): a judge asks it for
 JSON in text. ``RecordingModel`` keeps the messages of every call; ``SlowModel`` takes a while
@@ -13,14 +13,15 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import PrivateAttr
-from scripted_agents import ScriptedChatModel, call
+
+from pytest_agenttraj.testing import ScriptedChatModel, tool_call
 
 __all__ = [
     "RecordingModel",
@@ -39,27 +40,17 @@ def usage(total: int) -> dict[str, int]:
 
 def score_call(name: str = "score", tokens: int = 0, **answer: Any) -> AIMessage:
     """A reply answering through a tool call to the judge's schema (``name`` is its title)."""
-    return AIMessage(content="", tool_calls=[call(name, **answer)], usage_metadata=usage(tokens))
+    return AIMessage(
+        content="", tool_calls=[tool_call(name, **answer)], usage_metadata=usage(tokens)
+    )
 
 
 class RecordingModel(ScriptedChatModel):
-    """A scripted model with tool calling that keeps the messages of each call."""
-
-    _seen: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    """A scripted model with tool calling; ``seen`` holds the messages of each call."""
 
     @property
     def seen(self) -> list[list[BaseMessage]]:
-        return self._seen
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self._seen.append(list(messages))
-        return super()._generate(messages, stop, run_manager, **kwargs)
+        return [list(request.messages) for request in self.requests]
 
 
 class TextOnlyModel(ScriptedChatModel):

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import scripted_agents as agents  # on sys.path through the root conftest.py
-from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -152,61 +151,25 @@ def test_agent_with_checkpointer_keeps_thread_state() -> None:
     assert shape(state.values["messages"]) == weather_trajectory("location-123", "Sunny, 22°C")
 
 
-# --- ScriptedChatModel -----------------------------------------------------------------
-
-
-def test_overrunning_the_script_raises_clear_error() -> None:
-    # The only reply is a tool call, so after the tool runs the agent asks for call #2.
-    model = agents.ScriptedChatModel(
-        [AIMessage(content="", tool_calls=[agents.call("get_weather", location_code="x")])]
-    )
-    agent = create_agent(model=model, tools=[agents.get_weather])
-    with pytest.raises(agents.ScriptExhaustedError, match=r"call #2 overran the script"):
-        agent.invoke(ask("weather?"))
-    assert model.calls_made == 2
+# --- the scripted model under the agents ----------------------------------------------
+# (``ScriptedChatModel`` itself is tested in tests/test_testing.py)
 
 
 def test_reusing_an_agent_overruns_its_script() -> None:
     agent = agents.weather_agent()
     agent.invoke(ask(agents.WEATHER_QUESTION))
-    with pytest.raises(agents.ScriptExhaustedError, match=r"call #4 .* only 3 scripted replies"):
+    with pytest.raises(
+        agents.ScriptExhaustedError, match=r"^the agent asked a 4th time; the script has 3 replies"
+    ):
         agent.invoke(ask(agents.WEATHER_QUESTION))
 
 
-def test_overrun_is_raised_on_the_async_path_too() -> None:
-    agent = create_agent(model=agents.ScriptedChatModel([]), tools=[agents.get_weather])
-    with pytest.raises(agents.ScriptExhaustedError, match=r"call #1 overran"):
-        asyncio.run(agent.ainvoke(ask("weather?")))
+def test_the_names_the_examples_import_are_the_public_ones() -> None:
+    from pytest_agenttraj import testing
 
-
-def test_script_calling_an_unbound_tool_fails_loudly() -> None:
-    model = agents.ScriptedChatModel(
-        [AIMessage(content="", tool_calls=[agents.call("get_wether", location_code="x")])]
-    )
-    agent = create_agent(model=model, tools=[agents.get_weather])
-    with pytest.raises(ValueError, match=r"get_wether.*not bound"):
-        agent.invoke(ask("weather?"))
-
-
-def test_tool_call_ids_are_numbered_across_the_script_unless_given() -> None:
-    model = agents.ScriptedChatModel(
-        [
-            AIMessage(content="", tool_calls=[agents.call("a"), agents.call("b", "mine")]),
-            AIMessage(content="", tool_calls=[agents.call("c")]),
-            "done",
-        ]
-    )
-    ids = [[tc["id"] for tc in m.tool_calls] for m in model.script]
-    assert ids == [["call_1", "mine"], ["call_3"], []]
-    assert model.script[2] == AIMessage(content="done")
-
-
-def test_scripted_model_direct_use_and_reset() -> None:
-    model = agents.ScriptedChatModel(["first", "second"])
-    assert model.invoke("hi").content == "first"
-    assert model.invoke("hi").content == "second"
-    model.reset()
-    assert model.invoke("hi").content == "first"
+    assert agents.ScriptedChatModel is testing.ScriptedChatModel
+    assert agents.ScriptExhaustedError is testing.ScriptExhaustedError
+    assert agents.call is agents.tool_call is testing.tool_call
 
 
 # --- hand-built LangGraph graph --------------------------------------------------------

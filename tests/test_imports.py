@@ -149,3 +149,23 @@ def test_every_public_name_of_a_lazy_package_resolves_and_is_listed() -> None:
             source = importlib.import_module(module, name)
             assert getattr(package, public) is getattr(source, public), f"{name}.{public}"
         assert listed <= set(dir(package))
+
+
+def test_the_scripted_chat_model_needs_langchain_core_only() -> None:
+    # users' tests import it, inside or outside pytest; the package's own names never load it
+    script = textwrap.dedent(
+        """
+        import sys
+        from pytest_agenttraj import ScriptExhaustedError
+        assert "pytest_agenttraj.testing" not in sys.modules
+        from pytest_agenttraj.testing import ScriptedChatModel
+        assert ScriptedChatModel(["hi"]).invoke("q").content == "hi"
+        print(",".join(n for n in ("langchain_core", "langgraph", "langchain", "pytest")
+                       if n in sys.modules))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "langchain_core"

@@ -26,6 +26,7 @@ SCRIPTS = {
     "graph path": "assert_graph_trajectory(trajectory, reference)  # node4 and node5",
     "interrupted thread": 'Command(resume="approve"), thread, previous=trajectory',
     "graded metrics": 'assert result["metadata"]["calls"][1]["differing_args"]',
+    "scripted chat model": 'lambda request: f"It\'s {request.last_tool_message.content} in SF."',
 }
 TEST_FILES = {
     "quick start": "def test_weather_agent(agent, trajectory_evaluator):",
@@ -83,7 +84,7 @@ def test_script_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert printed == (printed_block(line) if name in PRINTS else "")
 
 
-PRINTS = {"graph path"}
+PRINTS = {"graph path", "scripted chat model"}
 
 
 def printed_block(line: int) -> str:
@@ -101,7 +102,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
-from scripted_agents import ScriptedChatModel, call
+from pytest_agenttraj.testing import ScriptedChatModel, tool_call
 
 
 @tool
@@ -113,7 +114,7 @@ def get_weather(city: str) -> str:
 @pytest.fixture
 def agent():
     model = ScriptedChatModel(
-        [AIMessage(content="", tool_calls=[call("get_weather", city="SF")]), "It's 75F and sunny."]
+        [AIMessage("", tool_calls=[tool_call("get_weather", city="SF")]), "It's 75F and sunny."]
     )
     return create_agent(model=model, tools=[get_weather])
 """
