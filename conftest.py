@@ -1,5 +1,6 @@
 """What the test suite and the examples share: the pytester plugin, the weather agent's reference
-trajectory and scripted chat models (both from ``examples/scripted_agents.py``), as fixtures.
+trajectory (from ``examples/scripted_agents.py``) and scripted chat models
+(``pytest_agenttraj.testing``), as fixtures.
 
 ``examples/`` is not a package: it goes on ``sys.path`` here, so ``import scripted_agents`` works
 in tests as it does in the examples. langchain loads only when a fixture below is used.
@@ -46,15 +47,16 @@ def seed_reference() -> list[dict[str, Any]]:
 
 @pytest.fixture
 def scripted_model() -> Callable[..., Any]:
-    """``scripted_model(*replies, **fields)``: a langchain-core chat model that answers each call
-    with the next reply (an ``AIMessage`` or a string); no network, no API key.
+    """``scripted_model(*replies, **fields)``: a ``ScriptedChatModel`` that answers each call with
+    the next reply (an ``AIMessage``, a string, a dict, a function of the request); no network,
+    no API key.
 
     Example::
 
         def test_judge(scripted_model):
             model = scripted_model('{"reasoning": "fine", "score": true}')
     """
-    from scripted_agents import ScriptedChatModel
+    from pytest_agenttraj.testing import ScriptedChatModel
 
     def make(*replies: Any, **fields: Any) -> Any:
         return ScriptedChatModel(list(replies), **fields)
