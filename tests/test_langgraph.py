@@ -244,12 +244,80 @@ def test_a_failing_graph_raises_its_own_error_with_the_trajectory_so_far() -> No
     graph.add_edge("fetch", "parse")
     with pytest.raises(KeyError, match="no such record") as raised:
         record_graph_trajectory(graph.compile(), {"log": []})
-    trajectory: GraphTrajectory = raised.value.trajectory  # type: ignore[attr-defined]
+    trajectory: GraphTrajectory = raised.value.recorded_trajectory  # type: ignore[attr-defined]
     assert trajectory == {
         "inputs": [{"log": []}],
         "results": [None],
         "steps": [["__start__", "fetch", "parse"]],
     }
+
+
+class RecordNotFound(LookupError):
+    """An application error carrying data of its own under the name ``trajectory``."""
+
+    def __init__(self, trajectory: str) -> None:
+        super().__init__("no such record")
+        self.trajectory = trajectory
+
+
+def _failing_graph(error: BaseException) -> Any:
+    def fail(_state: Log) -> Log:
+        raise error
+
+    graph = StateGraph(Log)
+    graph.add_node("fetch", _writes("fetch"))
+    graph.add_node("fail", fail)
+    graph.add_edge(START, "fetch")
+    graph.add_edge("fetch", "fail")
+    return graph.compile()
+
+
+def test_the_recorded_path_leaves_the_errors_own_attributes_alone() -> None:
+    error = RecordNotFound("the user's own flight path")
+    with pytest.raises(RecordNotFound) as raised:
+        record_graph_trajectory(_failing_graph(error), {"log": []})
+    assert raised.value is error
+    assert error.trajectory == "the user's own flight path"
+    recorded: GraphTrajectory = error.recorded_trajectory  # type: ignore[attr-defined]
+    assert recorded["steps"] == [["__start__", "fetch", "fail"]]
+    # an attribute of that name the error already has is left alone too
+    mine = RecordNotFound("mine")
+    mine.recorded_trajectory = "set by the application"  # type: ignore[attr-defined]
+    with pytest.raises(RecordNotFound):
+        record_graph_trajectory(_failing_graph(mine), {"log": []})
+    assert mine.recorded_trajectory == "set by the application"  # type: ignore[attr-defined]
+
+
+def test_a_recording_nested_in_a_recorded_graph_keeps_the_failed_graphs_path() -> None:
+    inner = _failing_graph(KeyError("inner failure"))
+
+    def call_inner(_state: Log) -> Log:
+        record_graph_trajectory(inner, {"log": []})
+        return {"log": ["unreachable"]}
+
+    outer = StateGraph(Log)
+    outer.add_node("delegate", call_inner)
+    outer.add_edge(START, "delegate")
+    with pytest.raises(KeyError) as raised:
+        record_graph_trajectory(outer.compile(), {"log": []})
+    recorded = raised.value.recorded_trajectory  # type: ignore[attr-defined]
+    assert recorded["steps"] == [["__start__", "fetch", "fail"]]
+
+
+class ReadOnlyError(Exception):
+    """An error whose class already defines ``recorded_trajectory``, read-only."""
+
+    @property
+    def recorded_trajectory(self) -> str:
+        return "computed by the application"
+
+
+def test_an_error_that_refuses_the_attribute_propagates_unchanged() -> None:
+    error = ReadOnlyError("refused")
+    with pytest.raises(ReadOnlyError) as raised:
+        record_graph_trajectory(_failing_graph(error), {"log": []})
+    assert raised.value is error
+    assert error.recorded_trajectory == "computed by the application"
 
 
 def test_options_go_to_stream_but_not_the_ones_capture_sets() -> None:
@@ -316,7 +384,7 @@ def test_an_async_graph_that_fails_carries_the_trajectory() -> None:
     graph.add_edge(START, "boom")
     with pytest.raises(RuntimeError, match="async failure") as raised:
         asyncio.run(arecord_graph_trajectory(graph.compile(), {"log": []}))
-    assert raised.value.trajectory["steps"] == [["__start__", "boom"]]  # type: ignore[attr-defined]
+    assert raised.value.recorded_trajectory["steps"] == [["__start__", "boom"]]  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------- history and agentevals' shape
@@ -353,7 +421,7 @@ def test_history_after_a_failure_and_a_state_update() -> None:
         compiled,
         None,
         thread,
-        previous=raised.value.trajectory,  # type: ignore[attr-defined]
+        previous=raised.value.recorded_trajectory,  # type: ignore[attr-defined]
     )
     assert trajectory["steps"] == [["__start__", "a", "flaky"], ["flaky"]]
     assert graph_trajectory_from_history(compiled, thread)["steps"] == trajectory["steps"]

@@ -12,6 +12,7 @@ checkpoints and agentevals have it); an interrupted one ends with ``__interrupt_
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,13 @@ from langgraph.types import Command
 from ...core.graph import graph_steps
 from ...core.model import GraphTrajectory
 
-__all__ = ["INTERRUPT", "START", "arecord_graph_trajectory", "record_graph_trajectory"]
+__all__ = [
+    "ERROR_ATTRIBUTE",
+    "INTERRUPT",
+    "START",
+    "arecord_graph_trajectory",
+    "record_graph_trajectory",
+]
 
 START = "__start__"
 INTERRUPT = "__interrupt__"
@@ -171,8 +178,18 @@ def _stream_options(graph: Any, subgraphs: bool, options: Mapping[str, Any]) -> 
     return {**options, "stream_mode": _MODES, "subgraphs": nested}
 
 
+ERROR_ATTRIBUTE = "recorded_trajectory"
+
+
 def _attach(error: BaseException, trajectory: GraphTrajectory) -> None:
-    error.trajectory = trajectory  # type: ignore[attr-defined]
+    """Give the graph's error the path so far as ``error.recorded_trajectory``, unless it has
+    that attribute already: the user's own data (or a recording of a graph nested inside this
+    one, which failed first) is never overwritten. An error that takes no attributes (a frozen
+    dataclass) propagates without it."""
+    if ERROR_ATTRIBUTE in getattr(error, "__dict__", {}):
+        return
+    with contextlib.suppress(AttributeError):
+        setattr(error, ERROR_ATTRIBUTE, trajectory)
 
 
 def record_graph_trajectory(
@@ -191,7 +208,8 @@ def record_graph_trajectory(
     the trajectory so far as ``previous``: the result holds its invocations and this one.
     ``subgraphs=False`` records a subgraph as its one node. Other keyword arguments
     (``context=``, ``durability=`` ...) go to ``graph.stream``. If the graph raises, its own error
-    propagates with the trajectory recorded so far as ``error.trajectory``.
+    propagates with the trajectory recorded so far as ``error.recorded_trajectory`` (an
+    attribute the error already has is left alone).
 
     Example::
 
