@@ -6,7 +6,11 @@ They read the same public checkpoint fields as :mod:`.history` (never checkpoint
 ``inputs`` holds ``{"__start__": input}`` for an invocation that started from input and
 ``"__resuming__"`` for one that continued the thread; ``results`` the last message of a
 ``messages`` state (as an OpenAI dict), ``{}`` for an interrupted invocation, else the state. As in
-agentevals, the invocation after an interrupt does not list the interrupted node again.
+agentevals, the invocation after an interrupt does not list the interrupted node again (one after
+a failure lists the failed node: it is the retry that ran it), the nodes
+of one superstep are listed in the reverse of the checkpoint's task order, each followed by its
+subgraph's nodes only after all of them, and ``__interrupt__`` follows the node that was
+interrupted (a breakpoint's ends the invocation).
 """
 
 from __future__ import annotations
@@ -15,7 +19,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from ...core.model import GraphTrajectory
-from .history import Invocation, Walk, agroup_history, group_history, group_snapshots, namespace_of
+from .capture import INTERRUPT
+from .history import (
+    Breakpoints,
+    Invocation,
+    Walk,
+    agroup_history,
+    breakpoints_of,
+    group_history,
+    group_snapshots,
+    namespace_of,
+)
 
 __all__ = [
     "ExtractedLangGraphThreadTrajectory",
@@ -50,22 +64,38 @@ def _result(invocation: Invocation) -> Any:
     return values
 
 
-def _flat(steps: Sequence[str | list[str]]) -> list[str]:
-    return [name for entry in steps for name in ([entry] if isinstance(entry, str) else entry)]
+def _flat(invocation: Invocation, prefix: str = "") -> list[str]:
+    """agentevals' order: each superstep's tasks last first (a task that ran again after an
+    interrupt left out), then their subgraphs' nodes in the same order."""
+    out: list[str] = []
+    for superstep in invocation.supersteps:
+        tasks = superstep[::-1]
+        for task in tasks:
+            out += [] if task.again else [prefix + task.name]
+            out += [INTERRUPT] if task.interrupted and task.child is None else []
+        for task in tasks:
+            if task.child is not None:
+                out += _flat(task.child, f"{prefix}{task.name}:")
+    return out
+
+
+def _steps(invocation: Invocation) -> list[str]:
+    steps = _flat(invocation)
+    if invocation.interrupted and INTERRUPT not in steps:  # stopped at a breakpoint
+        steps.append(INTERRUPT)
+    return steps
 
 
 def _extracted(
-    groups: Mapping[str, Sequence[Any]], root: str, *, before: Any = (), after: Any = ()
+    groups: Mapping[str, Sequence[Any]], root: str, breakpoints: Breakpoints
 ) -> ExtractedLangGraphThreadTrajectory:
-    invocations = Walk(groups, rerun=False, before=before, after=after).invocations(root)
+    invocations = Walk(groups, breakpoints).invocations(root)
     return {
         "inputs": [{"__start__": i.input} if i.fresh else RESUMING for i in invocations],
         "outputs": {
             "inputs": [],
             "results": [_result(i) for i in invocations],
-            "steps": [
-                _flat(i.steps) + (["__interrupt__"] if i.interrupted else []) for i in invocations
-            ],
+            "steps": [_steps(i) for i in invocations],
         },
     }
 
@@ -77,16 +107,11 @@ def extract_langgraph_trajectory_from_snapshots(
     ``get_state_history`` yields them; a subgraph's snapshots may be mixed in)."""
     groups = group_snapshots(snapshots)
     root = min(groups, key=lambda ns: (ns.count("|"), len(ns)), default="")
-    return _extracted(groups, root)
+    return _extracted(groups, root, {})
 
 
 def _graph_extracted(graph: Any, groups: Mapping[str, Sequence[Any]], config: Any) -> Any:
-    return _extracted(
-        groups,
-        namespace_of(config),
-        before=getattr(graph, "interrupt_before_nodes", ()),
-        after=getattr(graph, "interrupt_after_nodes", ()),
-    )
+    return _extracted(groups, namespace_of(config), breakpoints_of(graph))
 
 
 def extract_langgraph_trajectory_from_thread(

@@ -3,13 +3,14 @@ that ran elsewhere.
 
 Each checkpoint lists the tasks of the superstep that ran after it; an ``input`` checkpoint starts
 an invocation (``__start__``). An invocation ends where a task was interrupted (``__interrupt__``),
-where a task failed, or at a breakpoint compiled into the graph (``interrupt_before`` /
-``interrupt_after``); the next one begins by running the interrupted or failed tasks again, as a
-resumed graph does. Subgraph tasks point to their own checkpoints, which are read the same way
-and spliced in after their node as ``parent:child``.
+where a task failed, or at a breakpoint compiled into the graph or into one of its subgraphs
+(``interrupt_before`` / ``interrupt_after``); the next one begins by running the interrupted or
+failed tasks again, as a resumed graph does. Subgraph tasks point to their own checkpoints, which
+are read the same way and spliced in after their node as ``parent:child``.
 
-What checkpoints cannot show: breakpoints passed to ``invoke`` itself, and a node interrupted
-twice at one superstep (one checkpoint keeps one superstep).
+What checkpoints cannot show: breakpoints passed to ``invoke`` itself, a node interrupted twice at
+one superstep (one checkpoint keeps one superstep), and, in the superstep where a thread waits, a
+parallel node that finished but returned nothing (it left no result in the checkpoint).
 """
 
 from __future__ import annotations
@@ -23,23 +24,46 @@ from .capture import INTERRUPT, START
 
 __all__ = [
     "Invocation",
+    "Task",
     "Walk",
     "agraph_trajectory_from_history",
     "agroup_history",
+    "breakpoints_of",
     "graph_trajectory_from_history",
     "group_history",
+    "path_of",
 ]
 
 
 @dataclass
-class Invocation:
-    """One invocation as the checkpoints tell it."""
+class Task:
+    """One task of a superstep as the checkpoints tell it."""
 
-    steps: list[str | list[str]] = field(default_factory=list)
+    name: str
+    interrupted: bool = False  # it called ``interrupt()``
+    failed: bool = False
+    again: bool = False  # it runs again: the invocation before this one was interrupted in it
+    child: Invocation | None = None  # its subgraph's part of this invocation
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the invocation ends in this task (its subgraph's part ended early too)."""
+        return self.interrupted or self.failed or bool(self.child and self.child.interrupted)
+
+
+@dataclass
+class Invocation:
+    """One invocation as the checkpoints tell it: its supersteps, each the tasks that ran in it
+    (an invocation that started from input begins with ``__start__``'s)."""
+
+    supersteps: list[list[Task]] = field(default_factory=list)
     input: Any = None
     fresh: bool = False
     result: Any = None
     interrupted: bool = False
+
+
+Breakpoints = Mapping[str, tuple[frozenset[str], frozenset[str]]]
 
 
 def namespace_of(config: Any) -> str:
@@ -47,6 +71,33 @@ def namespace_of(config: Any) -> str:
     if not isinstance(config, Mapping):
         config = getattr(config, "config", None) or {}
     return str((config.get("configurable") or {}).get("checkpoint_ns", "") or "")
+
+
+def graph_path(namespace: str) -> str:
+    """A checkpoint namespace without its task ids (``inner:1f2e|leaf:3a4b`` is ``inner|leaf``),
+    the name ``get_subgraphs`` gives that subgraph."""
+    return "|".join(part.partition(":")[0] for part in namespace.split("|")) if namespace else ""
+
+
+def _names(nodes: Any) -> frozenset[str]:
+    if nodes == "*":
+        return frozenset({"*"})
+    return frozenset(nodes or ())
+
+
+def breakpoints_of(graph: Any) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """The breakpoints compiled into a graph and each of its subgraphs (``interrupt_before``,
+    ``interrupt_after``), by graph path (``""`` for the graph itself)."""
+
+    def pair(one: Any) -> tuple[frozenset[str], frozenset[str]]:
+        before = getattr(one, "interrupt_before_nodes", ())
+        return _names(before), _names(getattr(one, "interrupt_after_nodes", ()))
+
+    found = {"": pair(graph)}
+    subgraphs = getattr(graph, "get_subgraphs", None)
+    if callable(subgraphs):
+        found.update((name, pair(subgraph)) for name, subgraph in subgraphs(recurse=True))
+    return found
 
 
 def _child_config(task: Any) -> Any:
@@ -61,36 +112,21 @@ def _source(snapshot: Any) -> Any:
     return (snapshot.metadata or {}).get("source")
 
 
-def _names(nodes: Any) -> frozenset[str]:
-    if nodes == "*":
-        return frozenset({"*"})
-    return frozenset(nodes or ())
+def _breaks(nodes: frozenset[str], names: Iterable[str]) -> bool:
+    return bool(nodes) and ("*" in nodes or not nodes.isdisjoint(names))
 
 
 class Walk:
     """Rebuilds invocations from snapshots grouped by namespace (each oldest first).
 
-    ``rerun``: whether the invocation after an interrupt lists the interrupted nodes again (they
-    do run again; agentevals leaves them out). ``before`` / ``after``: the graph's compiled
-    breakpoints.
+    ``breakpoints``: the breakpoints compiled into each graph, by graph path
+    (:func:`breakpoints_of`); a breakpoint ends an invocation as an interrupt does.
     """
 
-    def __init__(
-        self,
-        groups: Mapping[str, Sequence[Any]],
-        *,
-        rerun: bool = True,
-        before: Any = (),
-        after: Any = (),
-    ) -> None:
+    def __init__(self, groups: Mapping[str, Sequence[Any]], breakpoints: Breakpoints) -> None:
         self.groups = groups
-        self.rerun = rerun
-        self.before = _names(before)
-        self.after = _names(after)
+        self.breakpoints = breakpoints
         self._children: dict[str, Iterator[Invocation]] = {}
-
-    def _breaks(self, nodes: frozenset[str], names: Iterable[str]) -> bool:
-        return bool(nodes) and ("*" in nodes or not nodes.isdisjoint(names))
 
     def invocations(self, namespace: str = "") -> list[Invocation]:
         """The invocations of one namespace's history."""
@@ -103,7 +139,7 @@ class Walk:
                 if current is not None:
                     done.append(current)
                 start = {t.name: t.result for t in snapshot.tasks}
-                current = Invocation([START], start.get(START), True, snapshot.values)
+                current = Invocation([[Task(START)]], start.get(START), True, snapshot.values)
                 continue
             current = current or Invocation()
             current.result = snapshot.values
@@ -122,49 +158,58 @@ class Walk:
     ) -> Invocation | None:
         """Add one checkpoint's superstep to ``current``; the invocation that goes on from here
         (``None`` when ``current`` ended and nothing follows yet)."""
-        tasks = list(snapshot.tasks)
         later = following is not None
-        if not tasks:  # the graph finished; an update and a run after it are a new invocation
+        if not snapshot.tasks:  # the graph finished; an update and a run after it are new
             done.append(current)
             return None
-        if self._breaks(self.before, snapshot.next) and not namespace:
+        before, after = self.breakpoints.get(graph_path(namespace), (frozenset(), frozenset()))
+        if _breaks(before, snapshot.next):
             current.interrupted = True
             done.append(current)
             if not later:  # the thread waits at the breakpoint
                 return None
             current = Invocation()
-        ran = tasks if later else [t for t in tasks if t.error or t.interrupts]
+        ran = self._superstep(snapshot.tasks, later)
         if not ran:
             return current
-        current.steps += self._entries(ran)
-        stopped = [t for t in ran if t.interrupts or t.error]
-        if not stopped and not (self._breaks(self.after, (t.name for t in ran)) and not namespace):
+        current.supersteps.append([task for _, task in ran])
+        stopped = [(raw, task) for raw, task in ran if task.stopped]
+        if not stopped and not _breaks(after, (task.name for _, task in ran)):
             return current
-        current.interrupted = not any(t.error for t in stopped)
-        if any(t.error for t in stopped):
+        failed = any(task.failed for _, task in ran)
+        current.interrupted = not failed
+        if failed:
             current.result = None
         done.append(current)
         if not later:
             return None
-        after = Invocation()
-        if _source(following) not in ("update", "fork"):  # else the update replaced that step
-            after.steps += self._entries(stopped, named=self.rerun)
-        return after
+        resumed = Invocation()
+        if stopped and _source(following) not in ("update", "fork"):  # else an update replaced it
+            resumed.supersteps.append([self._again(raw, task) for raw, task in stopped])
+        return resumed
 
-    def _entries(self, tasks: Sequence[Any], *, named: bool = True) -> list[str | list[str]]:
-        """One superstep's entry (unless ``named`` is false), then its subgraphs' next part."""
-        out: list[str | list[str]] = []
-        if named:
-            names = [t.name for t in tasks]
-            out.append(names[0] if len(names) == 1 else names)
-        for task in tasks:
-            child = _child_config(task)
-            if child is None:
-                continue
-            part = next(self._child(namespace_of(child)), None)
-            if part is not None:
-                out += [_prefixed(task.name, entry) for entry in part.steps]
-        return out
+    def _superstep(self, tasks: Iterable[Any], later: bool) -> list[tuple[Any, Task]]:
+        """The tasks of a checkpoint that ran: all of them once a later checkpoint exists; in
+        the thread's last one, those that stopped it or left a result (a parallel task that
+        finished while another was interrupted)."""
+        ran = []
+        for raw in tasks:
+            task = self._task(raw)
+            if later or task.stopped or raw.result is not None or task.child is not None:
+                ran.append((raw, task))
+        return ran
+
+    def _task(self, raw: Any) -> Task:
+        return Task(raw.name, bool(raw.interrupts), raw.error is not None, child=self._part(raw))
+
+    def _again(self, raw: Any, stopped: Task) -> Task:
+        """A stopped task running again in the next invocation (after a failure, as a retry)."""
+        return Task(raw.name, again=not stopped.failed, child=self._part(raw))
+
+    def _part(self, raw: Any) -> Invocation | None:
+        """A subgraph task's next part: what its subgraph ran in this invocation."""
+        child = _child_config(raw)
+        return None if child is None else next(self._child(namespace_of(child)), None)
 
     def _child(self, namespace: str) -> Iterator[Invocation]:
         if namespace not in self._children:
@@ -172,10 +217,17 @@ class Walk:
         return self._children[namespace]
 
 
-def _prefixed(name: str, entry: str | list[str]) -> str | list[str]:
-    if isinstance(entry, str):
-        return f"{name}:{entry}"
-    return [f"{name}:{node}" for node in entry]
+def path_of(invocation: Invocation, prefix: str = "") -> list[str | list[str]]:
+    """An invocation's path: each superstep one entry (a list when several tasks ran in it),
+    followed by its subgraphs' parts as ``parent:child``."""
+    out: list[str | list[str]] = []
+    for superstep in invocation.supersteps:
+        names = [prefix + task.name for task in superstep]
+        out.append(names[0] if len(names) == 1 else names)
+        for task in superstep:
+            if task.child is not None:
+                out += path_of(task.child, f"{prefix}{task.name}:")
+    return out
 
 
 def group_snapshots(snapshots: Iterable[Any]) -> dict[str, list[Any]]:
@@ -228,16 +280,12 @@ def trajectory_of(invocations: Sequence[Invocation]) -> GraphTrajectory:
     return {
         "inputs": [i.input for i in invocations],
         "results": [i.result for i in invocations],
-        "steps": [[*i.steps, *([INTERRUPT] if i.interrupted else [])] for i in invocations],
+        "steps": [[*path_of(i), *([INTERRUPT] if i.interrupted else [])] for i in invocations],
     }
 
 
 def _walk(graph: Any, groups: Mapping[str, Sequence[Any]], config: Any) -> GraphTrajectory:
-    walk = Walk(
-        groups,
-        before=getattr(graph, "interrupt_before_nodes", ()),
-        after=getattr(graph, "interrupt_after_nodes", ()),
-    )
+    walk = Walk(groups, breakpoints_of(graph))
     return trajectory_of(walk.invocations(namespace_of(config)))
 
 
