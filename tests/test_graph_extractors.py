@@ -153,10 +153,17 @@ def breakpoint_after() -> Any:
     return graph.compile(checkpointer=InMemorySaver(), interrupt_after=["b"])
 
 
-def _inner(*, asking: bool = False, interrupt_before: tuple[str, ...] = ()) -> Any:
+def _inner(
+    *,
+    asking: bool = False,
+    interrupt_before: tuple[str, ...] = (),
+    interrupt_after: tuple[str, ...] = (),
+) -> Any:
     inner = _graph("inner_1", "inner_2", asking=("inner_2",) if asking else ())
     _chain(inner, START, "inner_1", "inner_2")
-    return inner.compile(interrupt_before=list(interrupt_before))
+    return inner.compile(
+        interrupt_before=list(interrupt_before), interrupt_after=list(interrupt_after)
+    )
 
 
 def subgraph(**inner: Any) -> Callable[[], Any]:
@@ -349,6 +356,19 @@ SCENARIOS = {
             ["after"],
         ],
     ),
+    "subgraph with interrupt_after": Scenario(
+        subgraph(interrupt_after=("inner_1",)),
+        [FRESH, None],
+        reruns=1,
+        ours=[
+            ["__start__", "before", "inner", "inner:__start__", "inner:inner_1", "__interrupt__"],
+            ["inner:inner_2", "after"],
+        ],
+        agentevals=[
+            ["__start__", "before", "inner", "inner:__start__", "inner:inner_1", "inner:inner_2"],
+            ["after"],
+        ],
+    ),
     "subgraph with interrupt_before beside a node": Scenario(
         subgraph_beside_a_node,
         [FRESH, None],
@@ -466,3 +486,16 @@ def test_the_fan_out_order_is_agentevals() -> None:
         ["__start__", "plan", "browse", "search", "answer"]
     ]
     assert run.ours == run.agentevals
+
+
+def test_where_agentevals_counts_invocations_wrong() -> None:
+    """The counts ``docs/differences.md`` quotes: a subgraph run once is two invocations to
+    agentevals (the second input the subgraph's), an interrupt inside one gives 4 results for
+    3 inputs; here, one and two invocations."""
+    once = _run(SCENARIOS["subgraph"])
+    assert once.agentevals["inputs"] == [{"__start__": FRESH}, {"__start__": {"log": ["before"]}}]
+    assert once.ours["inputs"] == [{"__start__": FRESH}]
+    asked = _run(SCENARIOS["interrupt in a subgraph"])
+    assert (len(asked.agentevals["inputs"]), len(asked.agentevals["outputs"]["results"])) == (3, 4)
+    assert asked.ours["inputs"] == [{"__start__": FRESH}, "__resuming__"]
+    assert asked.ours["outputs"]["results"][0] == {}

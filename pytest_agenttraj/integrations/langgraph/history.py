@@ -8,9 +8,8 @@ where a task failed, or at a breakpoint compiled into the graph or into one of i
 failed tasks again, as a resumed graph does. Subgraph tasks point to their own checkpoints, which
 are read the same way and spliced in after their node as ``parent:child``.
 
-What checkpoints cannot show: breakpoints passed to ``invoke`` itself, a node interrupted twice at
-one superstep (one checkpoint keeps one superstep), and, in the superstep where a thread waits, a
-parallel node that finished but returned nothing (it left no result in the checkpoint).
+What checkpoints cannot show: breakpoints passed to ``invoke`` itself, and a node interrupted
+twice at one superstep (one checkpoint keeps one superstep).
 """
 
 from __future__ import annotations
@@ -47,7 +46,8 @@ class Task:
 
     @property
     def stopped(self) -> bool:
-        """Whether the invocation ends in this task (its subgraph's part ended early too)."""
+        """Whether the invocation ends in this task: it was interrupted or failed, or its
+        subgraph stopped (at an interrupt or one of its own breakpoints)."""
         return self.interrupted or self.failed or bool(self.child and self.child.interrupted)
 
 
@@ -203,7 +203,8 @@ class Walk:
         return Task(raw.name, bool(raw.interrupts), raw.error is not None, child=self._part(raw))
 
     def _again(self, raw: Any, stopped: Task) -> Task:
-        """A stopped task running again in the next invocation (after a failure, as a retry)."""
+        """A stopped task running again in the next invocation: marked ``again`` after an
+        interrupt (agentevals' extractor leaves it out); after a failure, it is the retry."""
         return Task(raw.name, again=not stopped.failed, child=self._part(raw))
 
     def _part(self, raw: Any) -> Invocation | None:
