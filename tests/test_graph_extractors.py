@@ -34,6 +34,7 @@ from pytest_agenttraj import (
     match_graph_trajectories,
 )
 from pytest_agenttraj.langgraph import (
+    extract_langgraph_trajectory_from_snapshots,
     extract_langgraph_trajectory_from_thread,
     graph_trajectory_from_history,
     record_graph_trajectory,
@@ -499,3 +500,12 @@ def test_where_agentevals_counts_invocations_wrong() -> None:
     assert (len(asked.agentevals["inputs"]), len(asked.agentevals["outputs"]["results"])) == (3, 4)
     assert asked.ours["inputs"] == [{"__start__": FRESH}, "__resuming__"]
     assert asked.ours["outputs"]["results"][0] == {}
+
+
+def test_from_snapshots_alone_breakpoints_are_not_known() -> None:
+    """Without the graph, a thread continued past a breakpoint reads as one invocation."""
+    run = _run(SCENARIOS["interrupt_before"])
+    snapshots = list(run.graph.get_state_history(run.thread))
+    extracted = extract_langgraph_trajectory_from_snapshots(snapshots)
+    assert extracted["outputs"]["steps"] == [["__start__", "a", "b", "c"]]
+    assert extracted == run.agentevals

@@ -22,12 +22,14 @@ from ...core.model import GraphTrajectory
 from .capture import INTERRUPT, START
 
 __all__ = [
+    "Breakpoints",
     "Invocation",
     "Task",
     "Walk",
     "agraph_trajectory_from_history",
     "agroup_history",
     "breakpoints_of",
+    "graph_path",
     "graph_trajectory_from_history",
     "group_history",
     "path_of",
