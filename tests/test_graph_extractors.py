@@ -444,9 +444,10 @@ def test_the_recording_strictly_matches_agentevals_flat_reference(
         recorded = {"steps": _without_reruns(scenario, recorded["steps"])}
     if scenario.marker_inside:
         inside = match_graph_trajectories(recorded, reference)
-        assert inside.comment() == (
-            "Graph trajectory differs: invocation 0: expected node '__interrupt__' at 3, "
-            "got 'search'."
+        assert not inside.matched
+        # the recorded superstep lists its nodes as they finished: either may come first
+        assert (inside.comment() or "").startswith(
+            "Graph trajectory differs: invocation 0: expected node '__interrupt__' at 3, got '"
         )
         reference = {"steps": [_marker_last(path) for path in reference["steps"]]}
     forward = graph_trajectory_strict_match(outputs=recorded, reference_outputs=reference)
