@@ -9,6 +9,7 @@ __all__ = [
     "BaselineError",
     "GraphTrajectoryFormatError",
     "InvalidMatcherError",
+    "JudgeCacheWarning",
     "JudgeError",
     "ReferenceFileError",
     "ScriptError",
@@ -104,6 +105,12 @@ class JudgeError(AgentTrajError):
         self.reply = reply
         text = problem if reply is None else f"{problem}\nthe judge replied:\n{reply[:2000]}"
         super().__init__(text)
+
+
+class JudgeCacheWarning(UserWarning):
+    """A judge cache that cannot be used as it should: an entry that cannot be read (a miss, the
+    model is asked again) or a folder that cannot be written (every answer costs a model call).
+    The evaluation itself goes on; the warning names the file or folder to fix."""
 
 
 class InvalidMatcherError(AgentTrajError, ValueError):

@@ -1,12 +1,15 @@
-"""The judge cache on its own: keys, atomic entries, corrupt files as misses, modes."""
+"""The judge cache on its own: keys, atomic entries, corrupt files as misses (with a warning),
+a directory that cannot be written (warned of once), modes."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from pytest_agenttraj.errors import JudgeCacheWarning
 from pytest_agenttraj.evaluators.judges.cache import JudgeCache, cache_key, check_cache_mode
 
 
@@ -41,32 +44,98 @@ def test_put_then_get(tmp_path: Path) -> None:
     assert not list(tmp_path.rglob("*.tmp"))  # written through a temporary file, renamed
 
 
+def _stored(cache: JudgeCache, key: str, data: bytes) -> None:
+    path = cache.path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 @pytest.mark.parametrize(
-    "text",
+    ("text", "problem"),
     [
-        "",
-        "{not json",
-        "[1, 2]",
-        '{"version": 99, "key": "KEY", "answer": {}}',
-        '{"version": 1, "key": "other", "answer": {}}',
-        '{"version": 1, "key": "KEY", "answer": "yes"}',
-        "\udcff",
+        ("", "it is not JSON"),
+        ("{not json", "it is not JSON"),
+        ("[1, 2]", "it is not an entry of the judge cache"),
+        ('{"version": 1, "key": "other", "answer": {}}', "it is not an entry of the judge cache"),
+        ('{"version": 1, "key": "KEY", "answer": "yes"}', "it is not an entry of the judge cache"),
+        ("\udcff", "it is not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "its JSON nests too deeply"),
     ],
+    ids=["empty", "not-json", "list", "other-key", "answer-not-object", "not-utf8", "deep"],
 )
-def test_corrupt_entries_are_misses(tmp_path: Path, text: str) -> None:
+def test_corrupt_entries_are_misses_with_one_warning(
+    tmp_path: Path, text: str, problem: str
+) -> None:
     cache = JudgeCache(tmp_path)
     key = cache_key({"q": 2})
-    path = cache.path(key)
-    path.parent.mkdir(parents=True)
-    path.write_bytes(text.replace("KEY", key).encode("utf-8", "surrogateescape"))
-    assert cache.get(key) is None
+    _stored(cache, key, text.replace("KEY", key).encode("utf-8", "surrogateescape"))
+    with pytest.warns(JudgeCacheWarning) as warned:
+        assert cache.get(key) is None
+    assert [str(w.message) for w in warned] == [
+        f"judge cache entry {cache.path(key)} cannot be used ({problem}): a miss, the model "
+        "is asked again"
+    ]
 
 
-def test_unwritable_cache_costs_nothing_but_a_miss(tmp_path: Path) -> None:
+def test_missing_entries_and_other_versions_are_quiet_misses(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path)
+    key = cache_key({"q": 7})
+    assert cache.get(key) is None  # never stored
+    _stored(cache, key, f'{{"version": 99, "key": "{key}", "answer": {{}}}}'.encode())
+    assert cache.get(key) is None  # written by another version of the package: no warning
+
+
+def test_an_entry_the_caller_cannot_use_is_a_miss_with_a_warning(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path)
+    key = cache_key({"q": 8})
+    cache.put(key, {"answer": {"score": "maybe"}})
+
+    def check(answer: dict[str, object]) -> dict[str, object]:
+        raise ValueError(f"'score' must be true or false, got {answer['score']!r}")
+
+    with pytest.warns(JudgeCacheWarning, match=r"\('score' must be true or false, got 'maybe'\)"):
+        assert cache.get(key, check=check) is None
+    assert cache.get(key, check=dict) is not None
+
+
+def test_unwritable_cache_warns_once_naming_the_path(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     cache = JudgeCache(blocker / "cache")
-    assert cache.put(cache_key({"q": 3}), {"answer": {}}) is False
+    # caches derived from it (another mode, another directory under a run) share its warnings
+    caches = [cache, cache, cache.with_mode("refresh")]
+    with pytest.warns(JudgeCacheWarning) as warned:
+        written = [c.put(cache_key({"q": n}), {"answer": {}}) for n, c in enumerate(caches)]
+    assert written == [False, False, False]
+    [message] = [str(w.message) for w in warned]
+    assert message.startswith(f"judge cache {blocker / 'cache'} cannot be written (")
+    assert message.endswith("): every judge answer is asked of the model, none is kept")
+    elsewhere = cache.for_directory(blocker / "other")
+    with pytest.warns(JudgeCacheWarning, match=str(blocker / "other")):
+        assert elsewhere.put(cache_key({"q": 6}), {"answer": {}}) is False
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_cache_folder_warns(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o500)
+    try:
+        with pytest.warns(JudgeCacheWarning, match="cannot be written"):
+            assert JudgeCache(folder).put(cache_key({"q": 9}), {"answer": {}}) is False
+    finally:
+        folder.chmod(0o700)
+
+
+def test_cache_whose_folder_cannot_be_made_names_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+
+    def where() -> Path:
+        (blocker / "judge").mkdir(parents=True)  # raises, as pytest's cache.mkdir would
+        return blocker / "judge"
+
+    with pytest.warns(JudgeCacheWarning, match=f"judge cache {blocker / 'judge'} cannot be"):
+        assert JudgeCache(where).put(cache_key({"q": 10}), {"answer": {}}) is False
 
 
 def test_modes(tmp_path: Path) -> None:

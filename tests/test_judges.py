@@ -8,6 +8,8 @@ import asyncio
 import inspect
 import json
 import sys
+import threading
+import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,9 +17,11 @@ from typing import Any
 
 import pytest
 from judge_models import (
+    HangingModel,
     RecordingModel,
     RecordingTextModel,
     SlowModel,
+    SyncHangingModel,
     TextOnlyModel,
     score_call,
 )
@@ -41,7 +45,9 @@ from pytest_agenttraj import (
     create_topic_adherence_evaluator,
     create_trajectory_llm_as_judge,
 )
+from pytest_agenttraj.errors import JudgeCacheWarning
 from pytest_agenttraj.evaluators import scope
+from pytest_agenttraj.evaluators.judges.deadline import worker_threads
 from pytest_agenttraj.evaluators.judges.model import JudgeModel, model_identity
 
 FORMATTED_WEATHER_RUN = """\
@@ -238,6 +244,52 @@ def test_out_of_range_scores_are_refused(weather_run: list[Any]) -> None:
         judge(outputs=weather_run)
 
 
+def _deep_list(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+@pytest.mark.parametrize(
+    "reply", [DEEP, '{"reasoning": "x", "score": ' + DEEP + "}"], ids=["array", "in-an-object"]
+)
+def test_deeply_nested_json_reply_is_a_judge_error_naming_the_model(
+    weather_run: list[Any], reply: str
+) -> None:
+    model = TextOnlyModel([reply, reply])
+    with pytest.raises(JudgeError) as raised:
+        create_trajectory_llm_as_judge(judge=model)(outputs=weather_run)
+    assert str(raised.value).startswith(
+        "the judge (TextOnlyModel) gave no usable answer in 2 attempts: its JSON nests too "
+        "deeply\nthe judge replied:\n"
+    )
+    assert model.calls_made == 2
+
+
+def test_deeply_nested_tool_call_is_a_judge_error_naming_the_model(
+    weather_run: list[Any], tmp_path: Path
+) -> None:
+    model = RecordingModel([score_call(reasoning="x", score=_deep_list(50_000))])
+    judge = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)
+    with pytest.raises(JudgeError, match=r"^the judge \(RecordingModel\) gave a reply nested too "):
+        judge(outputs=weather_run)
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_long_values_in_reply_errors_are_shortened(weather_run: list[Any]) -> None:
+    reply = json.dumps({"reasoning": "x", "score": "maybe " * 10_000})
+    with pytest.raises(JudgeError) as raised:
+        create_trajectory_llm_as_judge(judge=TextOnlyModel([reply, reply]))(outputs=weather_run)
+    problem = raised.value.problem
+    assert problem.startswith("the judge (TextOnlyModel) gave no usable answer in 2 attempts: ")
+    assert "'score' must be true or false, got 'maybe maybe" in problem
+    assert len(problem) < 400
+
+
 # ---------------------------------------------------------------- validation
 
 
@@ -371,6 +423,123 @@ def test_async_graph_goal_and_topic_judges(weather_run: list[Any]) -> None:
         ]
 
     assert [r["score"] for r in asyncio.run(main())] == [True, 1.0, 1.0]
+
+
+# ---------------------------------------------------------------- timeout
+
+LATE = (
+    r"^the judge \(HangingModel\) did not answer within its timeout of 0.2 s; the call was given up"
+)
+
+
+def test_sync_judge_gives_up_on_a_hanging_model_at_its_timeout(
+    weather_run: list[Any], tmp_path: Path
+) -> None:
+    model = HangingModel([score_call(reasoning="late", score=True)], hang=5)
+    judge = create_trajectory_llm_as_judge(judge=model, cache=tmp_path, timeout=0.2)
+    started = time.perf_counter()
+    try:
+        with pytest.raises(JudgeError, match=LATE):
+            judge(outputs=weather_run)
+        waited = time.perf_counter() - started
+    finally:
+        model.release()
+    assert 0.2 <= waited < 2
+    assert model.finished.wait(5)  # the abandoned call ends when the model answers ...
+    assert not list(tmp_path.rglob("*.json"))  # ... and its answer is kept nowhere
+
+
+def test_async_judge_cancels_a_hanging_model_at_its_timeout(
+    weather_run: list[Any], tmp_path: Path
+) -> None:
+    model = HangingModel([score_call(reasoning="late", score=True)], hang=5)
+    judge = create_async_trajectory_llm_as_judge(judge=model, cache=tmp_path, timeout=0.2)
+    started = time.perf_counter()
+    with pytest.raises(JudgeError, match=LATE):
+        asyncio.run(judge(outputs=weather_run))
+    assert time.perf_counter() - started < 2
+    assert model.cancelled == 1
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_async_judge_leaves_a_hanging_model_without_async_calls_behind(
+    weather_run: list[Any],
+) -> None:
+    model = SyncHangingModel([score_call(reasoning="late", score=True)], hang=5)
+    judge = create_async_trajectory_llm_as_judge(judge=model, timeout=0.2)
+    started = time.perf_counter()
+    try:
+        with pytest.raises(JudgeError, match=r"^the judge \(SyncHangingModel\) did not answer"):
+            asyncio.run(judge(outputs=weather_run))  # closing the loop waits for its executor
+        waited = time.perf_counter() - started
+    finally:
+        model.release()
+    assert waited < 2
+
+
+def test_goal_and_topic_judges_have_the_timeout_too(weather_run: list[Any]) -> None:
+    model = HangingModel([], hang=5)
+    goal = create_agent_goal_accuracy_evaluator(judge=model, timeout=0.2)
+    topics = create_async_topic_adherence_evaluator(
+        reference_topics=["weather"], judge=model, timeout=0.2
+    )
+    try:
+        with pytest.raises(JudgeError, match=LATE):
+            goal(outputs=weather_run)
+        with pytest.raises(JudgeError, match=LATE):
+            asyncio.run(topics(outputs=weather_run))
+    finally:
+        model.release()
+
+
+def test_the_runs_timeout_applies_to_judges_without_their_own(weather_run: list[Any]) -> None:
+    model = HangingModel([], hang=5)
+    run = scope.TestScope(on_evaluation=lambda _evaluation: None, judge_timeout=0.2)
+    try:
+        with scope.test_scope(run), pytest.raises(JudgeError, match=LATE):
+            create_trajectory_llm_as_judge(judge=model)(outputs=weather_run)
+    finally:
+        model.release()
+    quick = RecordingModel([score_call(reasoning="ok", score=True)])
+    own = create_trajectory_llm_as_judge(judge=quick, timeout=0)  # its own: no bound
+    with scope.test_scope(run):
+        assert own(outputs=weather_run)["score"] is True
+
+
+def test_bounded_calls_reuse_a_worker_and_keep_the_callers_context(
+    weather_run: list[Any],
+) -> None:
+    model = RecordingModel([score_call(reasoning=str(n), score=True) for n in range(20)])
+    judge = create_trajectory_llm_as_judge(judge=model)  # the default bound: 120 s
+    run = scope.TestScope(on_evaluation=lambda _evaluation: None)
+    with scope.test_scope(run):
+        judge(outputs=weather_run)
+        started = (worker_threads(), threading.active_count())
+        for _ in range(19):
+            judge(outputs=weather_run)
+    assert (worker_threads(), threading.active_count()) == started  # no thread per call
+    assert {name for name, _ in model.where} == {"agenttraj-judge"}
+    assert all(seen is run for _, seen in model.where)  # the test's scope, in the worker
+
+
+def test_without_a_bound_the_model_is_called_on_the_callers_thread(
+    weather_run: list[Any],
+) -> None:
+    model = RecordingModel([score_call(reasoning="ok", score=True)])
+    create_trajectory_llm_as_judge(judge=model, timeout=0)(outputs=weather_run)
+    assert [name for name, _ in model.where] == [threading.current_thread().name]
+
+
+def test_a_models_own_errors_pass_through_the_bound(weather_run: list[Any]) -> None:
+    model = RecordingModel([])  # its script is empty: it raises
+    with pytest.raises(ScriptExhaustedError):
+        create_trajectory_llm_as_judge(judge=model, timeout=5)(outputs=weather_run)
+
+
+@pytest.mark.parametrize("timeout", [-1, "10", True, float("nan"), float("inf")])
+def test_timeout_is_checked_when_built(timeout: Any) -> None:
+    with pytest.raises(ValueError, match=r"invalid timeout .*: must be a number of seconds >= 0"):
+        create_trajectory_llm_as_judge(judge=RecordingModel([]), timeout=timeout)
 
 
 # ---------------------------------------------------------------- graph judge
@@ -519,14 +688,28 @@ def test_cache_keys_on_the_prompt(weather_run: list[Any], tmp_path: Path) -> Non
     assert model.calls_made == 3
 
 
-def test_corrupt_cache_entry_is_a_miss(weather_run: list[Any], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"version": 1, "key": "trunc', "it is not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "its JSON nests too deeply"),
+    ],
+    ids=["truncated", "deep"],
+)
+def test_corrupt_cache_entry_is_a_miss_with_one_warning(
+    weather_run: list[Any], tmp_path: Path, text: str, problem: str
+) -> None:
     model = RecordingModel(
         [score_call(reasoning="a", score=True), score_call(reasoning="b", score=False)]
     )
     create_trajectory_llm_as_judge(judge=model, cache=tmp_path)(outputs=weather_run)
     [entry] = tmp_path.rglob("*.json")
-    entry.write_text('{"version": 1, "key": "trunc', encoding="utf-8")
-    result = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)(outputs=weather_run)
+    entry.write_text(text, encoding="utf-8")
+    with pytest.warns(JudgeCacheWarning) as warned:
+        result = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)(outputs=weather_run)
+    assert [str(w.message) for w in warned] == [
+        f"judge cache entry {entry} cannot be used ({problem}): a miss, the model is asked again"
+    ]
     assert (result["comment"], result["metadata"]["cached"]) == ("b", False)
     cached = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)(outputs=weather_run)
     assert (cached["comment"], cached["metadata"]["cached"]) == ("b", True)
@@ -539,8 +722,25 @@ def test_cache_entry_the_judge_cannot_use_is_a_miss(weather_run: list[Any], tmp_
     create_trajectory_llm_as_judge(judge=model, cache=JudgeCache(tmp_path))(outputs=weather_run)
     [entry] = tmp_path.rglob("*.json")
     entry.write_text(entry.read_text(encoding="utf-8").replace("true", '"maybe"'), encoding="utf-8")
-    result = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)(outputs=weather_run)
+    with pytest.warns(JudgeCacheWarning, match="'score' must be true or false, got 'maybe'"):
+        result = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)(outputs=weather_run)
     assert (result["comment"], result["metadata"]["cached"], model.calls_made) == ("b", False, 2)
+
+
+def test_unwritable_cache_directory_warns_once_per_judge(
+    weather_run: list[Any], tmp_path: Path
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache folder should be", encoding="utf-8")
+    model = RecordingModel([score_call(reasoning=str(n), score=True) for n in range(3)])
+    judge = create_trajectory_llm_as_judge(judge=model, cache=blocker / "cache")
+    with pytest.warns(JudgeCacheWarning) as warned:
+        results = [judge(outputs=weather_run) for _ in range(3)]
+    assert [str(w.message).split(" (")[0] for w in warned] == [
+        f"judge cache {blocker / 'cache'} cannot be written"
+    ]
+    assert [r["metadata"]["cached"] for r in results] == [False] * 3
+    assert model.calls_made == 3
 
 
 @pytest.mark.parametrize(("mode", "calls", "files"), [("refresh", 2, 1), ("off", 2, 0)])

@@ -77,7 +77,9 @@ class TestScope:
     """The current test's defaults (mode, tool_args, overrides, ignore_keys, allow_empty, which
     of them its marker set) and where evaluations go. ``min_score`` is the marker's threshold
     for graded scores; ``judge_cache`` the run's cache of LLM judge answers (a
-    ``pytest_agenttraj.evaluators.judges.JudgeCache``), for judges made with ``cache=True``."""
+    ``pytest_agenttraj.evaluators.judges.JudgeCache``), for judges made with ``cache=True``;
+    ``judge_timeout`` the run's bound in seconds on one judge model call (``0``: none; ``None``:
+    the library's default), for judges made without ``timeout=``."""
 
     on_evaluation: Callable[[Evaluation], None]
     mode: str = "strict"
@@ -88,6 +90,7 @@ class TestScope:
     references: ReferenceResolver | None = None
     min_score: float | None = None
     judge_cache: Any = None
+    judge_timeout: float | None = None
     ignore_keys: tuple[str, ...] = ()
     allow_empty: bool = False
 

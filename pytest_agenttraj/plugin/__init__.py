@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
-from .judges import add_judge_options, judge_cache_for
+from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
@@ -112,6 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     session = TrajectorySession(config, session_settings(config))
     session.judge_cache = judge_cache_for(config)
+    session.judge_timeout = judge_timeout_for(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
     if session.is_worker:

@@ -125,6 +125,7 @@ class TrajectorySession:
         self.named: set[str] = set()  # reference files tests name (see unused_references)
         self.tagged_groups: tuple[str, ...] | None = None
         self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
+        self.judge_timeout: float | None = None  # the run's judge timeout (0: none), likewise
 
     def tag_tests(self, groups: Sequence[str]) -> None:
         """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
@@ -199,6 +200,7 @@ class TrajectorySession:
             references=ItemReferences(item, settings.reference, self._writer(item)),
             min_score=settings.min_score,
             judge_cache=self.judge_cache,
+            judge_timeout=self.judge_timeout,
             ignore_keys=settings.ignore_keys,
             allow_empty=settings.allow_empty,
         )

@@ -1,11 +1,13 @@
 """LLM judges in pytest: the run's judge cache (a second unchanged run makes no model call),
-``--trajectory-judge-cache``, the judge line of the terminal summary, and judge results reaching
+``--trajectory-judge-cache``, a cache folder that cannot be used (warned of once),
+``--trajectory-judge-timeout``, the judge line of the terminal summary, and judge results reaching
 the report and the plugin's hooks. The judge models are scripted langchain-core chat models
 defined in the test project; with ``NO_MODEL_CALLS`` set, calling one fails the test."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ JUDGE_CONFTEST = (
     + '''
 import json
 import os
+import threading
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
@@ -60,6 +63,23 @@ class ToolJudge(TextJudge):
 @pytest.fixture
 def chat_model():
     return ToolJudge()
+
+
+RELEASE = threading.Event()
+
+
+class HangingJudge(TextJudge):
+    """Answers only when the session ends (or after 10 s)."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        RELEASE.wait(10)
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _release_hanging_judges():
+    yield
+    RELEASE.set()
 '''
 )
 
@@ -216,3 +236,90 @@ def pytest_agenttraj_record(config, record):
     output = result.stdout.str()
     assert output.count("RECORD trajectory_accuracy trajectory_llm_judge 1") == 3
     assert output.count("cached=False") == 3
+
+
+def test_unusable_run_cache_is_warned_of_once_per_session(
+    judged: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    folder = judged.path / ".pytest_cache" / "d" / "agenttraj-judge"
+    folder.parent.mkdir(parents=True)
+    folder.write_text("a file where the judge cache folder should be", encoding="utf-8")
+    # "always": a warning made twice would show twice (the outer run's "error" is not inherited)
+    result = judged.runpytest("-W", "always::pytest_agenttraj.JudgeCacheWarning", *plugin_args)
+    result.assert_outcomes(passed=3, warnings=1 if not plugin_args else None)
+    result.stdout.fnmatch_lines(
+        [
+            f"*JudgeCacheWarning: judge cache {folder} cannot be written (File exists: {folder}):"
+            " every judge answer is asked of the model, none is kept"
+        ]
+    )
+    result.stdout.fnmatch_lines(["judge: 3 calls, 0 cached, 4k tokens"])
+    assert result.stdout.str().count("JudgeCacheWarning") <= (2 if plugin_args else 1)
+
+
+HANGING_TESTS = """
+from pytest_agenttraj import create_async_trajectory_llm_as_judge, create_trajectory_llm_as_judge
+from conftest import HangingJudge
+
+
+def test_run_timeout(reference):
+    create_trajectory_llm_as_judge(judge=HangingJudge())(outputs=reference)
+
+
+def test_own_timeout_wins(reference):
+    create_trajectory_llm_as_judge(judge=HangingJudge(), timeout=0.2)(outputs=reference)
+
+
+async def test_async_run_timeout(reference):
+    await create_async_trajectory_llm_as_judge(judge=HangingJudge())(outputs=reference)
+"""
+
+
+@pytest.mark.parametrize("how", ["option", "ini"])
+def test_judge_timeout_fails_the_test_naming_model_and_bound(
+    project: pytest.Pytester, plugin_args: list[str], how: str
+) -> None:
+    project.makeconftest(JUDGE_CONFTEST)
+    project.makepyfile(test_hanging=HANGING_TESTS)
+    args = []
+    if how == "ini":
+        project.makefile(
+            ".ini",
+            pytest="[pytest]\nasyncio_default_fixture_loop_scope = function\nasyncio_mode = auto\n"
+            "addopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
+            "trajectory_judge_timeout = 0.3\n",
+        )
+    else:
+        args = ["--trajectory-judge-timeout=0.3", "-o", "asyncio_mode=auto"]
+    result = project.runpytest(*args, "--durations=0", "--durations-min=0", *plugin_args)
+    result.assert_outcomes(failed=3)
+    late = "*JudgeError: the judge (HangingJudge) did not answer within its timeout of {} s;*"
+    result.stdout.fnmatch_lines(["*test_run_timeout*", late.format("0.3")])
+    result.stdout.fnmatch_lines(["*test_own_timeout_wins*", late.format("0.2")])
+    result.stdout.fnmatch_lines(["*test_async_run_timeout*", late.format("0.3")])
+    # each test ends at its bound, teardown (the event loop's close) included: no 10 s hang
+    timed = re.findall(r"^([\d.]+)s (call|teardown) +test_hanging\.py::", result.stdout.str(), re.M)
+    assert len([t for t in timed if t[1] == "call"]) == 3
+    assert all(float(seconds) < 5 for seconds, _ in timed), timed
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "message"),
+    [
+        (["--trajectory-judge-timeout=soon"], "", "invalid --trajectory-judge-timeout 'soon'"),
+        (["--trajectory-judge-timeout=-1"], "", "invalid --trajectory-judge-timeout '-1'"),
+        ([], "trajectory_judge_timeout = nan", "invalid ini trajectory_judge_timeout 'nan'"),
+    ],
+)
+def test_bad_judge_timeout_is_a_usage_error(
+    project: pytest.Pytester, args: list[str], ini: str, message: str
+) -> None:
+    project.makefile(
+        ".ini", pytest=f"[pytest]\nasyncio_default_fixture_loop_scope = function\n{ini}\n"
+    )
+    project.makepyfile("def test_x():\n    pass\n")
+    result = project.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: {message}: must be a number of seconds >= 0 (0: no bound)"]
+    )

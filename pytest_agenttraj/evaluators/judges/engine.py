@@ -5,21 +5,28 @@ check the reply, retry an unusable one once, then raise ``JudgeError`` quoting i
 The conversation with the model is written once, as a generator that yields each request and
 receives the reply; the sync face answers with ``invoke``, the async face with ``ainvoke`` under
 a bound on concurrent model calls (one semaphore per event loop, so one judge serves tests that
-each run their own loop).
+each run their own loop). Each model call has a time bound (``timeout=``, else the run's
+``--trajectory-judge-timeout``, else ``DEFAULT_TIMEOUT``): the async face cancels a late call,
+the sync face abandons it to a worker thread (:mod:`.deadline`); either way the evaluation
+raises ``JudgeError`` and the cache keeps nothing for it.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import sys
 import weakref
-from collections.abc import Generator, Mapping
+from collections.abc import Awaitable, Generator, Mapping
+from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JudgeError
-from ..scope import TestScope, current_scope
+from ..scope import current_scope
 from .cache import JudgeCache, cache_key
+from .deadline import CallTimedOut, call_within, submit
 from .model import JudgeModel, message_usage
 from .prompting import append_to_last_user, reply_text
 from .replies import ReplyError, ReplySpec, json_instructions, parse_json_reply
@@ -27,9 +34,18 @@ from .replies import ReplyError, ReplySpec, json_instructions, parse_json_reply
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["DEFAULT_MAX_CONCURRENCY", "Judge", "Verdict", "check_cache_setting", "resolve_cache"]
+__all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_TIMEOUT",
+    "Judge",
+    "Verdict",
+    "check_cache_setting",
+    "check_timeout",
+]
 
 DEFAULT_MAX_CONCURRENCY = 8
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a judge waits for one model call unless told otherwise."""
 
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 
@@ -48,18 +64,21 @@ def check_cache_setting(cache: object) -> None:
     )
 
 
-def resolve_cache(setting: Any, scope: TestScope | None) -> JudgeCache | None:
-    """The cache an evaluation uses. Under pytest the run's cache mode
-    (``--trajectory-judge-cache``) applies to directories given as ``cache=`` too."""
-    if setting is None or setting is False:
+def check_timeout(timeout: object, *, where: str = "timeout") -> float | None:
+    """A judge's time bound in seconds: ``None`` (the run's, else ``DEFAULT_TIMEOUT``), or a
+    number >= 0 (``0``: no bound)."""
+    if timeout is None:
         return None
-    run_cache = scope.judge_cache if scope is not None else None
-    if setting is True:
-        return run_cache if isinstance(run_cache, JudgeCache) else None
-    if isinstance(setting, JudgeCache):
-        return setting
-    cache = JudgeCache(Path(setting))
-    return cache.with_mode(run_cache.mode) if isinstance(run_cache, JudgeCache) else cache
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout < 0
+    ):
+        raise ValueError(
+            f"invalid {where} {timeout!r}: must be a number of seconds >= 0 (0: no bound)"
+        )
+    return float(timeout)
 
 
 @dataclass(frozen=True)
@@ -136,6 +155,7 @@ class Judge:
         cache: Any = None,
         decides: Mapping[str, Any] | None = None,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        timeout: float | None = None,
     ) -> None:
         check_cache_setting(cache)
         if (
@@ -147,19 +167,25 @@ class Judge:
         self.model = model
         self.spec = spec
         self.cache = cache
+        self.timeout = check_timeout(timeout)
         self.decides = dict(decides or {})
         self._bound = _Bound(max_concurrency)
+        # a directory given as cache= is one cache for the judge's life (warned of once)
+        self._directory_cache = (
+            JudgeCache(Path(cache)) if isinstance(cache, str | os.PathLike) else None
+        )
 
     # ------------------------------------------------------------ the two faces
 
     def ask(self, messages: list[dict[str, Any]]) -> Verdict:
         """The answer to ``messages`` (from the cache, or asked of the model)."""
+        timeout = self._timeout()
         plan = self._plan(messages)
         try:
             request = next(plan)
             while True:
                 runnable, prompt = request
-                request = plan.send(runnable.invoke(prompt))
+                request = plan.send(self._call(runnable, prompt, timeout))
         except StopIteration as done:
             verdict: Verdict = done.value
             return verdict
@@ -168,13 +194,14 @@ class Judge:
 
     async def aask(self, messages: list[dict[str, Any]]) -> Verdict:
         """The awaitable twin of ``ask``; model calls wait for a free slot of the bound."""
+        timeout = self._timeout()
         plan = self._plan(messages)
         try:
             request = next(plan)
             while True:
                 runnable, prompt = request
                 async with self._bound.semaphore():
-                    reply = await runnable.ainvoke(prompt)
+                    reply = await self._acall(runnable, prompt, timeout)
                 request = plan.send(reply)
         except StopIteration as done:
             verdict: Verdict = done.value
@@ -182,10 +209,68 @@ class Judge:
         finally:
             plan.close()
 
+    # ------------------------------------------------------------ one model call
+
+    def _timeout(self) -> float | None:
+        """This evaluation's bound in seconds, ``None`` for none."""
+        timeout = self.timeout
+        if timeout is None:
+            scope = current_scope()
+            run = scope.judge_timeout if scope is not None else None
+            timeout = DEFAULT_TIMEOUT if run is None else run
+        return timeout or None
+
+    def _call(self, runnable: Any, prompt: Any, timeout: float | None) -> Any:
+        try:
+            if timeout is None:
+                return runnable.invoke(prompt)
+            return call_within(runnable.invoke, prompt, timeout)
+        except CallTimedOut:
+            raise self._late(timeout) from None
+        except RecursionError as error:
+            raise self._too_deep(error) from None
+
+    async def _acall(self, runnable: Any, prompt: Any, timeout: float | None) -> Any:
+        try:
+            if timeout is None:
+                return await runnable.ainvoke(prompt)
+            if not self.model.has_async:  # see .deadline: not in the loop's executor
+                return await _awaited_within(submit(runnable.invoke, prompt), timeout)
+            return await _within(runnable.ainvoke(prompt), timeout)
+        except CallTimedOut:
+            raise self._late(timeout) from None
+        except RecursionError as error:
+            raise self._too_deep(error) from None
+
+    def _late(self, timeout: float | None) -> JudgeError:
+        return JudgeError(
+            f"the judge ({self.model.label}) did not answer within its timeout of {timeout:g} s; "
+            "the call was given up (raise the bound with timeout= or --trajectory-judge-timeout, "
+            "0 for none)"
+        )
+
+    def _too_deep(self, error: RecursionError) -> JudgeError:
+        return JudgeError(
+            f"the judge ({self.model.label}) gave a reply nested too deeply to read ({error})"
+        )
+
     # ------------------------------------------------------------ the one implementation
 
+    def _cache(self) -> JudgeCache | None:
+        """The cache this evaluation uses. Under pytest the run's cache mode
+        (``--trajectory-judge-cache``) applies to a directory given as ``cache=`` too."""
+        setting = self.cache
+        if setting is None or setting is False or isinstance(setting, JudgeCache):
+            return setting or None
+        scope = current_scope()
+        run = scope.judge_cache if scope is not None else None
+        run = run if isinstance(run, JudgeCache) else None
+        if setting is True:
+            return run
+        return run.for_directory(setting) if run is not None else self._directory_cache
+
     def _plan(self, messages: list[dict[str, Any]]) -> Generator[Request, Any, Verdict]:
-        cache = resolve_cache(self.cache, current_scope())
+        cache = self._cache()
         if cache is None:
             return (yield from self._exchange(messages))
         key = cache_key(
@@ -196,14 +281,9 @@ class Judge:
                 **self.decides,
             }
         )
-        stored = cache.get(key)
+        stored = cache.get(key, check=self.spec.check)  # one it cannot use is a miss
         if stored is not None:
-            try:
-                answer = self.spec.check(stored["answer"])
-            except ReplyError:
-                answer = None  # an entry this judge cannot use is a miss
-            if answer is not None:
-                return Verdict(answer, self.model.label, "cache", cached=True)
+            return Verdict(stored["answer"], self.model.label, "cache", cached=True)
         verdict = yield from self._exchange(messages)
         cache.put(key, {"answer": verdict.answer, "model": verdict.model, "usage": verdict.usage})
         return verdict
@@ -243,6 +323,37 @@ class Judge:
             f"the judge ({self.model.label}) gave no usable answer in 2 attempts: {problem}",
             reply=quoted,
         )
+
+
+async def _within(call: Awaitable[Any], timeout: float) -> Any:
+    """``await call``, cancelled after ``timeout`` seconds (``CallTimedOut``)."""
+    import asyncio
+
+    if sys.version_info >= (3, 11):
+        bound = asyncio.timeout(timeout)
+        try:
+            async with bound:
+                return await call
+        except TimeoutError:
+            if bound.expired():
+                raise CallTimedOut(timeout) from None
+            raise  # the model's own
+    try:
+        return await asyncio.wait_for(call, timeout)
+    except asyncio.TimeoutError:
+        raise CallTimedOut(timeout) from None
+
+
+async def _awaited_within(call: futures.Future[Any], timeout: float) -> Any:
+    """The result of a pool worker's ``call``, awaited at most ``timeout`` seconds."""
+    import asyncio
+
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(call), timeout)
+    except asyncio.TimeoutError:
+        if call.done() and not call.cancelled():
+            raise  # the model's own
+        raise CallTimedOut(timeout) from None
 
 
 def _read(reply: Any, method: str) -> tuple[Any, dict[str, Any] | None, str]:

@@ -13,7 +13,7 @@ from ...core.model import Message, ToolCall, Trajectory
 from ...core.normalize import to_trajectory
 from ...errors import TrajectoryFormatError
 
-__all__ = ["format_thread", "format_trajectory", "format_value"]
+__all__ = ["format_thread", "format_trajectory", "format_value", "thread_rows"]
 
 
 def _json(value: Any) -> str:
@@ -81,12 +81,15 @@ def _nodes(steps: Sequence[Any]) -> str:
     return ", ".join(parts) if parts else "(none)"
 
 
-def format_thread(graph: Any, inputs: Any = None, *, side: str = "outputs") -> str:
-    """A ``GraphTrajectory`` as text: per invocation its input, the nodes it ran, its result.
+Invocation = tuple[Any, Any, tuple[Any, ...]]
+"""One invocation of a thread: its input (``None`` when none), its nodes, and its result as a
+1-tuple (``()`` when the trajectory has no results)."""
 
-    ``inputs`` (a list, or a dict with ``inputs``) overrides the trajectory's own ``inputs``;
-    it must hold one entry per invocation.
-    """
+
+def thread_rows(graph: Any, inputs: Any = None, *, side: str = "outputs") -> list[Invocation]:
+    """A ``GraphTrajectory``'s invocations, checked: ``inputs`` (a list, or a dict with
+    ``inputs``) overrides the trajectory's own ``inputs`` and must hold one entry per
+    invocation."""
     steps = graph_steps(graph, side)
     results = graph.get("results") or []
     if isinstance(inputs, Mapping):
@@ -96,15 +99,23 @@ def format_thread(graph: Any, inputs: Any = None, *, side: str = "outputs") -> s
     if inputs is None:
         inputs = graph.get("inputs")
     _check_lengths(side, steps, results, inputs)
+    return [
+        (inputs[n] if inputs else None, nodes, (results[n],) if n < len(results) else ())
+        for n, nodes in enumerate(steps)
+    ]
+
+
+def format_thread(graph: Any, inputs: Any = None, *, side: str = "outputs") -> str:
+    """A ``GraphTrajectory`` as text: per invocation its input, the nodes it ran, its result
+    (``inputs`` as in ``thread_rows``)."""
     blocks = []
-    for number, nodes in enumerate(steps):
-        lines = [f"invocation {number + 1}:"]
-        given = inputs[number] if inputs else None
+    for number, (given, nodes, result) in enumerate(thread_rows(graph, inputs, side=side), 1):
+        lines = [f"invocation {number}:"]
         if given is not None:
             lines.append(f"  input: {_indented(format_value(given))}")
         lines.append(f"  nodes: {_nodes(nodes)}")
-        if number < len(results):
-            lines.append(f"  result: {_indented(format_value(results[number]))}")
+        if result:
+            lines.append(f"  result: {_indented(format_value(result[0]))}")
         blocks.append("\n".join(lines))
     return "\n".join(blocks) if blocks else "(no invocations)"
 

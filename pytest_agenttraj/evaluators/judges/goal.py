@@ -79,13 +79,24 @@ class _GoalSteps:
 
 
 def _build(
-    prompt: Any, model: Any, judge: Any, feedback_key: Any, examples: Any, cache: Any, bound: int
+    prompt: Any,
+    model: Any,
+    judge: Any,
+    feedback_key: Any,
+    examples: Any,
+    cache: Any,
+    bound: int,
+    timeout: float | None = None,
 ) -> tuple[Judge, _GoalSteps]:
     if prompt is not None:
         check_prompt(prompt)
     steps = _GoalSteps(prompt, check_key(feedback_key), check_examples(examples))
     evaluation = Judge(
-        JudgeModel(judge=judge, model=model), goal_spec(), cache=cache, max_concurrency=bound
+        JudgeModel(judge=judge, model=model),
+        goal_spec(),
+        cache=cache,
+        max_concurrency=bound,
+        timeout=timeout,
     )
     return evaluation, steps
 
@@ -98,6 +109,7 @@ def create_agent_goal_accuracy_evaluator(
     feedback_key: str = "agent_goal_accuracy",
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
+    timeout: float | None = None,
 ) -> JudgeEvaluator:
     """An evaluator asking an LLM whether the agent achieved the user's goal (key
     ``agent_goal_accuracy``, score 1.0 or 0.0). Call it with ``outputs`` (the conversation) and
@@ -112,7 +124,14 @@ def create_agent_goal_accuracy_evaluator(
         result = goal(outputs=messages, reference_outputs="A table for two is booked at 8pm")
     """
     evaluation, steps = _build(
-        prompt, model, judge, feedback_key, few_shot_examples, cache, DEFAULT_MAX_CONCURRENCY
+        prompt,
+        model,
+        judge,
+        feedback_key,
+        few_shot_examples,
+        cache,
+        DEFAULT_MAX_CONCURRENCY,
+        timeout,
     )
     return sync_face(evaluation, steps, steps.key, "agent_goal_accuracy")
 
@@ -126,9 +145,10 @@ def create_async_agent_goal_accuracy_evaluator(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    timeout: float | None = None,
 ) -> AsyncJudgeEvaluator:
     """The async twin of ``create_agent_goal_accuracy_evaluator``."""
     evaluation, steps = _build(
-        prompt, model, judge, feedback_key, few_shot_examples, cache, max_concurrency
+        prompt, model, judge, feedback_key, few_shot_examples, cache, max_concurrency, timeout
     )
     return async_face(evaluation, steps, steps.key, "agent_goal_accuracy")

@@ -173,14 +173,57 @@ class JudgeModel:
                 self._identity = model_identity(self.get())
         return self._identity
 
+    @property
+    def has_async(self) -> bool:
+        """Whether the model makes async calls of its own (else langchain-core runs its sync
+        call in the event loop's executor)."""
+        from langchain_core.language_models import BaseChatModel
+
+        return type(self.get())._agenerate is not BaseChatModel._agenerate
+
     def structured(self, schema: Mapping[str, Any]) -> Any | None:
         """A runnable returning ``{"raw", "parsed", "parsing_error"}`` for ``schema`` through
         tool calling, or ``None`` when the model has none (``bind_tools`` not implemented)."""
         name = json.dumps(schema, sort_keys=True, default=str)
         if name not in self._structured:
             try:
-                runnable = self.get().with_structured_output(dict(schema), include_raw=True)
+                runnable = _structured(self.get(), dict(schema))
             except NotImplementedError:
                 runnable = None
             self._structured[name] = runnable
         return self._structured[name]
+
+
+def _structured(model: Any, schema: dict[str, Any]) -> Any:
+    """The model's own structured output (``with_structured_output``: how it binds the schema
+    is the model's business) with the raw reply kept. langchain's ``include_raw=True`` wraps
+    the model in parallel steps that start two threads per call; when the structured runnable
+    is the usual sequence of the bound model and its parser, the two are called in turn here
+    instead, to the same effect."""
+    from langchain_core.runnables import RunnableSequence
+
+    runnable = model.with_structured_output(schema)
+    if isinstance(runnable, RunnableSequence) and len(runnable.steps) == 2:
+        return _RawAndParsed(runnable.first, runnable.last)
+    return model.with_structured_output(schema, include_raw=True)
+
+
+class _RawAndParsed:
+    """``{"raw", "parsed", "parsing_error"}`` from a bound model and its output parser."""
+
+    def __init__(self, bound: Any, parser: Any) -> None:
+        self.bound = bound
+        self.parser = parser
+
+    def invoke(self, messages: Any) -> dict[str, Any]:
+        return self._parse(self.bound.invoke(messages))
+
+    async def ainvoke(self, messages: Any) -> dict[str, Any]:
+        return self._parse(await self.bound.ainvoke(messages))
+
+    def _parse(self, raw: Any) -> dict[str, Any]:
+        try:
+            parsed = self.parser.invoke(raw)
+        except Exception as error:  # as include_raw=True does: kept, quoted in the retry
+            return {"raw": raw, "parsed": None, "parsing_error": error}
+        return {"raw": raw, "parsed": parsed, "parsing_error": None}

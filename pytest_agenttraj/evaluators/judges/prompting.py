@@ -1,18 +1,35 @@
 """Turning a judge's prompt into chat messages: a string template (``{placeholders}`` filled
 with the formatted trajectory and friends), a callable returning messages, or a LangChain prompt
 template; few-shot examples appended to the last user message; every message as a plain
-``{"role", "content"}`` dict, which is also what the cache key hashes."""
+``{"role", "content"}`` dict, which is also what the cache key hashes.
+
+Whatever an evaluation is given reaches the model or stops it: a reference, ``inputs`` or an extra
+keyword the prompt has no place for is a ``ValueError`` naming it, except in the package's own
+prompts, which show it in a block of its own after the template (``<inputs>...</inputs>``).
+"""
 
 from __future__ import annotations
 
+import inspect
 import string
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from ...core.model import content_text
 from .formatting import format_value
+from .prompts import PACKAGE_PROMPTS
+from .replies import shown
 
-__all__ = ["build_messages", "check_examples", "check_prompt", "with_examples"]
+__all__ = [
+    "build_messages",
+    "check_examples",
+    "check_prompt",
+    "placeholders",
+    "with_examples",
+]
+
+Places = Mapping[str, Collection[str]]
+"""For each value an evaluation was given, the names that are a place for it in a prompt."""
 
 Prompt = str | Callable[..., Any]
 
@@ -71,25 +88,100 @@ def _message(item: Any, number: int) -> dict[str, Any]:
     return {"role": _ROLES.get(role, role), "content": content}
 
 
-def build_messages(prompt: Prompt | Any, params: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The prompt's chat messages with ``params`` filled in."""
+def build_messages(
+    prompt: Prompt | Any,
+    params: Mapping[str, str],
+    *,
+    places: Places | None = None,
+    blank: Collection[str] = (),
+) -> list[dict[str, Any]]:
+    """The prompt's chat messages with ``params`` filled in.
+
+    ``places`` says where each given value may go (default: each of ``params`` under its own
+    name); one the prompt has no place for is an error (see the module). Names in ``blank`` are
+    filled with ``""`` when the prompt asks for them and ``params`` has none.
+    """
+    wanted = dict(places) if places is not None else {name: (name,) for name in params}
+    fill = {**dict.fromkeys(blank, ""), **params}
     if isinstance(prompt, str):
-        missing = sorted(placeholders(prompt) - set(params))
-        if missing:
-            raise ValueError(
-                f"the prompt uses {', '.join('{' + m + '}' for m in missing)}, which this "
-                f"evaluation does not fill (filled: {', '.join(sorted(params)) or 'none'})"
-            )
-        return [{"role": "user", "content": prompt.format_map(params)}]
+        return _from_template(prompt, fill, wanted, params)
+    accepted, required = _accepted(prompt)
+    _check_missing(required - set(fill), fill)
+    if accepted is not None:
+        _check_placed(_unplaced(wanted, accepted), accepted)
+        fill = {name: value for name, value in fill.items() if name in accepted}
     invoke = getattr(prompt, "invoke", None)
     if callable(invoke) and not isinstance(prompt, type):
-        value = invoke(dict(params))
+        value = invoke(fill)
         items = value.to_messages() if hasattr(value, "to_messages") else value
     else:
-        items = prompt(**params)
+        items = prompt(**fill)
     if not isinstance(items, Sequence) or isinstance(items, str) or not items:
         raise ValueError(f"the prompt must give a non-empty list of messages, got {items!r:.80}")
     return [_message(item, number) for number, item in enumerate(items)]
+
+
+def _from_template(
+    prompt: str, fill: Mapping[str, str], wanted: Places, params: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    names = placeholders(prompt)
+    _check_missing(names - set(fill), fill)
+    text = prompt.format_map(fill)
+    unplaced = _unplaced(wanted, names)
+    if unplaced and prompt in PACKAGE_PROMPTS:
+        blocks = "\n".join(f"<{name}>\n{params[name]}\n</{name}>" for name in unplaced)
+        text = f"{text.rstrip()}\n\nAlso given with this evaluation:\n{blocks}\n"
+    else:
+        _check_placed(unplaced, names)
+    return [{"role": "user", "content": text}]
+
+
+def _unplaced(wanted: Places, names: Collection[str]) -> list[str]:
+    return [given for given, where in wanted.items() if not any(n in names for n in where)]
+
+
+def _listed(names: Collection[str]) -> str:
+    return ", ".join("{" + name + "}" for name in sorted(names)) or "none"
+
+
+def _check_missing(missing: Collection[str], fill: Mapping[str, str]) -> None:
+    if missing:
+        raise ValueError(
+            f"the prompt uses {_listed(missing)}, which this evaluation does not fill "
+            f"(filled: {', '.join(sorted(fill)) or 'none'})"
+        )
+
+
+def _check_placed(unplaced: Sequence[str], names: Collection[str]) -> None:
+    if unplaced:
+        given = ", ".join(unplaced)
+        raise ValueError(
+            f"the prompt has no place for {given} (it takes {_listed(names)}): add "
+            f"{_listed(unplaced)} to the prompt, or leave {given} out of the call; a judge never "
+            "drops what it is given"
+        )
+
+
+def _accepted(prompt: Any) -> tuple[set[str] | None, set[str]]:
+    """The names a callable or LangChain prompt takes (``None``: any) and those it needs."""
+    variables = getattr(prompt, "input_variables", None)
+    if isinstance(variables, list):  # a LangChain prompt template
+        optional = getattr(prompt, "optional_variables", None) or []
+        partial = getattr(prompt, "partial_variables", None) or {}
+        return {*variables, *optional, *partial}, set(variables)
+    if callable(getattr(prompt, "invoke", None)):
+        return None, set()  # another runnable: what it takes cannot be seen
+    try:
+        signature = inspect.signature(prompt)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return None, set()
+    taken: set[str] = set()
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_KEYWORD:
+            return None, set()
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):
+            taken.add(parameter.name)
+    return taken, set()
 
 
 def _example_text(example: Mapping[str, Any]) -> str:
@@ -131,5 +223,6 @@ def reply_text(message: Any) -> str:
     text = content_text(getattr(message, "content", message))
     calls = getattr(message, "tool_calls", None)
     if calls:
-        text = f"{text}\n(tool calls: {calls!r})" if text else f"(tool calls: {calls!r})"
+        listed = f"(tool calls: {shown(calls)})"
+        text = f"{text}\n{listed}" if text else listed
     return text

@@ -1,11 +1,18 @@
 """The judges' default prompts: string templates whose ``{placeholders}`` the judge fills.
 
+These are the package's own texts, not agentevals' (whose constants have the same names): they
+ask the same questions in other words, so a verdict may differ from agentevals' on a borderline
+trajectory. agentevals' own constants, passed as ``prompt=``, are filled exactly as agentevals
+fills them (:mod:`.peer`).
+
 Trajectory judges fill ``{outputs}`` (the agent's trajectory, formatted readably),
 ``{reference_outputs}`` (the reference trajectory) and ``{inputs}`` when given; the graph
 judge fills ``{thread}`` and ``{reference_outputs}`` (a paragraph holding the reference, or
 nothing); the goal judge ``{outputs}`` and ``{reference_outputs}`` (the desired outcome); the
-topic judge ``{outputs}`` and ``{reference_topics}``. How to answer (a score and the reasoning
-behind it) is added by the judge, as a schema or as instructions for a JSON reply.
+topic judge ``{outputs}`` and ``{reference_topics}``. Given values these prompts have no place
+for (``inputs``, extra keywords) follow the template in blocks of their own. How to answer (a
+score and the reasoning behind it) is added by the judge, as a schema or as instructions for a
+JSON reply.
 """
 
 from __future__ import annotations
@@ -121,3 +128,15 @@ the allowed topics.
 {outputs}
 </conversation>
 """
+
+PACKAGE_PROMPTS = frozenset(
+    {
+        AGENT_GOAL_ACCURACY_PROMPT,
+        AGENT_GOAL_ACCURACY_PROMPT_WITH_REFERENCE,
+        GRAPH_TRAJECTORY_ACCURACY_PROMPT,
+        TOPIC_ADHERENCE_PROMPT,
+        TRAJECTORY_ACCURACY_PROMPT,
+        TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE,
+    }
+)
+"""The package's own prompts: what they have no place for is shown after them, not refused."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import reprlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,12 +19,24 @@ __all__ = [
     "json_instructions",
     "parse_json_reply",
     "score_spec",
+    "shown",
     "topics_spec",
 ]
 
 
 class ReplyError(ValueError):
     """A reply that does not answer as the schema asks (the judge retries once)."""
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel = 6
+_SHOWN.maxstring = _SHOWN.maxother = 80
+_SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = 12
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` short enough for an error message, however long or deep ``value`` is."""
+    return _SHOWN.repr(value)
 
 
 @dataclass(frozen=True)
@@ -95,12 +108,12 @@ def _checked_score(
     if allowed is not None:
         number = _number(score)
         if number is None or number not in allowed:
-            raise ReplyError(f"'score' must be one of {allowed}, got {score!r}")
+            raise ReplyError(f"'score' must be one of {allowed}, got {shown(score)}")
         return number
     if continuous:
         number = _number(score)
         if number is None or not 0 <= number <= 1:
-            raise ReplyError(f"'score' must be a number from 0 to 1, got {score!r}")
+            raise ReplyError(f"'score' must be a number from 0 to 1, got {shown(score)}")
         return number
     return _flag(reply, "score")
 
@@ -129,13 +142,13 @@ def _flag(reply: Mapping[str, Any], key: str) -> bool:
         return bool(value)
     if isinstance(value, str) and value.strip().casefold() in _FLAGS:
         return _FLAGS[value.strip().casefold()]
-    raise ReplyError(f"{key!r} must be true or false, got {value!r}")
+    raise ReplyError(f"{key!r} must be true or false, got {shown(value)}")
 
 
 def _text(reply: Mapping[str, Any], key: str) -> str:
     value = reply.get(key)
     if not isinstance(value, str):
-        raise ReplyError(f"{key!r} must be a string, got {value!r}")
+        raise ReplyError(f"{key!r} must be a string, got {shown(value)}")
     return value.strip()
 
 
@@ -191,11 +204,11 @@ def topics_spec() -> ReplySpec:
     def check(reply: Mapping[str, Any]) -> dict[str, Any]:
         topics = reply.get("topics")
         if not isinstance(topics, list):
-            raise ReplyError(f"'topics' must be a list, got {topics!r}")
+            raise ReplyError(f"'topics' must be a list, got {shown(topics)}")
         checked = []
         for number, entry in enumerate(topics):
             if not isinstance(entry, Mapping):
-                raise ReplyError(f"topics[{number}] must be an object, got {entry!r}")
+                raise ReplyError(f"topics[{number}] must be an object, got {shown(entry)}")
             checked.append(
                 {
                     "topic": _text(entry, "topic"),
@@ -222,17 +235,22 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 def parse_json_reply(text: str) -> dict[str, Any]:
     """The JSON object in a text reply: the whole text, a fenced code block, or the outermost
-    ``{...}`` in it. ``ReplyError`` when there is none."""
+    ``{...}`` in it. ``ReplyError`` when there is none, or when its JSON nests deeper than
+    Python can read."""
     candidates = [text.strip()]
     candidates.extend(block.strip() for block in _FENCE.findall(text))
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
+    too_deep = False
     for candidate in candidates:
         try:
             value = json.loads(candidate)
         except ValueError:
             continue
+        except RecursionError:
+            too_deep = True
+            continue
         if isinstance(value, dict):
             return value
-    raise ReplyError("the reply holds no JSON object")
+    raise ReplyError("its JSON nests too deeply" if too_deep else "the reply holds no JSON object")

@@ -126,6 +126,7 @@ def _build(
     examples: Any,
     cache: Any,
     bound: int,
+    timeout: float | None = None,
 ) -> tuple[Judge, _TopicSteps]:
     check_prompt(prompt)
     topics = (
@@ -135,7 +136,11 @@ def _build(
         prompt, check_key(feedback_key), _check_mode(mode), topics, check_examples(examples)
     )
     evaluation = Judge(
-        JudgeModel(judge=judge, model=model), topics_spec(), cache=cache, max_concurrency=bound
+        JudgeModel(judge=judge, model=model),
+        topics_spec(),
+        cache=cache,
+        max_concurrency=bound,
+        timeout=timeout,
     )
     return evaluation, steps
 
@@ -150,6 +155,7 @@ def create_topic_adherence_evaluator(
     feedback_key: str = "topic_adherence",
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
+    timeout: float | None = None,
 ) -> JudgeEvaluator:
     """An evaluator asking an LLM whether an agent kept to its topics (key ``topic_adherence``,
     score in [0, 1] by ``mode``: ``precision`` (answered topics that were allowed), ``recall``
@@ -173,6 +179,7 @@ def create_topic_adherence_evaluator(
         examples=few_shot_examples,
         cache=cache,
         bound=DEFAULT_MAX_CONCURRENCY,
+        timeout=timeout,
     )
     return sync_face(evaluation, steps, steps.key, "topic_adherence")
 
@@ -188,6 +195,7 @@ def create_async_topic_adherence_evaluator(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    timeout: float | None = None,
 ) -> AsyncJudgeEvaluator:
     """The async twin of ``create_topic_adherence_evaluator``."""
     evaluation, steps = _build(
@@ -200,5 +208,6 @@ def create_async_topic_adherence_evaluator(
         examples=few_shot_examples,
         cache=cache,
         bound=max_concurrency,
+        timeout=timeout,
     )
     return async_face(evaluation, steps, steps.key, "topic_adherence")

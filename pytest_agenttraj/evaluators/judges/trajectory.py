@@ -1,7 +1,12 @@
 """LLM-as-judge for trajectories and graph threads, agentevals-compatible: same factory names,
 keyword arguments, default feedback keys (``trajectory_accuracy``,
 ``graph_trajectory_accuracy``) and result shape; ``comment`` holds the judge's reasoning and
-``metadata`` what the judging cost (model calls, tokens, whether the answer was cached)."""
+``metadata`` what the judging cost (model calls, tokens, whether the answer was cached).
+
+Everything a call is given reaches the model: the default prompt takes the reference-grading
+text when a reference is given, and a value a prompt has no place for is refused
+(:func:`.prompting.build_messages`). agentevals' own prompt constants are filled as agentevals
+fills them (:mod:`.peer`)."""
 
 from __future__ import annotations
 
@@ -10,12 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..result import EvaluatorResult
+from . import peer
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
 from .faces import AsyncJudgeEvaluator, JudgeEvaluator, async_face, sync_face
-from .formatting import format_thread, format_trajectory, format_value
+from .formatting import format_thread, format_trajectory, format_value, thread_rows
 from .model import JudgeModel
-from .prompting import build_messages, check_examples, check_prompt, with_examples
-from .prompts import GRAPH_TRAJECTORY_ACCURACY_PROMPT, TRAJECTORY_ACCURACY_PROMPT
+from .prompting import append_to_last_user, build_messages, check_examples, check_prompt
+from .prompting import with_examples as with_package_examples
+from .prompts import (
+    GRAPH_TRAJECTORY_ACCURACY_PROMPT,
+    TRAJECTORY_ACCURACY_PROMPT,
+    TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE,
+)
 from .replies import score_spec
 
 __all__ = [
@@ -61,6 +72,7 @@ def score_judge(
     use_reasoning: object,
     cache: Any,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    timeout: float | None = None,
 ) -> Judge:
     """A judge answering with a score (and reasoning), every setting checked now."""
     checked_choices = _check_choices(choices)
@@ -79,15 +91,23 @@ def score_judge(
             "use_reasoning": use_reasoning,
         },
         max_concurrency=max_concurrency,
+        timeout=timeout,
     )
 
 
-def _params(base: dict[str, str], inputs: Any, extra: Mapping[str, Any]) -> dict[str, str]:
-    if inputs:  # LangSmith passes {} for an example without inputs
-        base.setdefault("inputs", format_value(inputs))
+def _given(
+    params: dict[str, str], inputs: Any, extra: Mapping[str, Any], taken: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """``params`` with ``inputs`` and the extra keywords (``None`` is none, as in agentevals;
+    LangSmith passes ``{}`` for an example without inputs)."""
+    if inputs:
+        params["inputs"] = format_value(inputs)
     for name, value in extra.items():
-        base.setdefault(name, format_value(value))
-    return base
+        if name in taken:
+            raise ValueError(f"{name!r} is filled by the judge itself: pass it under another name")
+        if value is not None:
+            params[name] = format_value(value)
+    return params
 
 
 def score_result(key: str, verdict: Verdict, notes: Mapping[str, Any]) -> EvaluatorResult:
@@ -99,34 +119,53 @@ def score_result(key: str, verdict: Verdict, notes: Mapping[str, Any]) -> Evalua
     }
 
 
+def _with_examples(
+    messages: list[dict[str, Any]], examples: tuple[Mapping[str, Any], ...], in_peer_form: bool
+) -> list[dict[str, Any]]:
+    if in_peer_form and examples:
+        return append_to_last_user(messages, peer.examples_text(examples))
+    return with_package_examples(messages, examples)
+
+
+def _with_system(messages: list[dict[str, Any]], system: str | None) -> list[dict[str, Any]]:
+    return messages if system is None else [{"role": "system", "content": system}, *messages]
+
+
 @dataclass(frozen=True)
 class _TrajectorySteps:
+    """``prompt`` is the package's ``TRAJECTORY_ACCURACY_PROMPT`` (the reference-grading text
+    when a reference is given), the user's, or agentevals' own (``in_peer_form``)."""
+
     prompt: Any
     key: str
     examples: tuple[Mapping[str, Any], ...]
-    system: str | None = None
+    in_peer_form: bool = False
 
     def prepare(
         self, outputs: Any, reference_outputs: Any, inputs: Any, extra: Mapping[str, Any]
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         if outputs is None:
             raise ValueError("an LLM trajectory judge needs outputs (the agent's trajectory)")
-        base = {"outputs": format_trajectory(outputs, side="outputs")}
+        show = peer.messages_text if self.in_peer_form else format_trajectory
+        params = {"outputs": show(outputs, side="outputs")}
         if reference_outputs:  # LangSmith passes {} for an example without outputs
-            base["reference_outputs"] = format_trajectory(
-                reference_outputs, side="reference_outputs"
-            )
-        return _finish_messages(self, _params(base, inputs, extra)), {}
+            params["reference_outputs"] = show(reference_outputs, side="reference_outputs")
+        prompt = self.prompt
+        if prompt == TRAJECTORY_ACCURACY_PROMPT and reference_outputs:
+            prompt = TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE
+        # agentevals fills a missing reference with nothing; the package's prompts refuse that
+        blank = ("reference_outputs",) if self.in_peer_form else ()
+        messages = build_messages(prompt, _given(params, inputs, extra), blank=blank)
+        return _with_examples(messages, self.examples, self.in_peer_form), {}
 
     def finish(self, verdict: Verdict, notes: Mapping[str, Any]) -> EvaluatorResult:
         return score_result(self.key, verdict, notes)
 
 
-def _finish_messages(steps: Any, params: dict[str, str]) -> list[dict[str, Any]]:
-    messages = build_messages(steps.prompt, params)
-    if steps.system is not None:
-        messages = [{"role": "system", "content": steps.system}, *messages]
-    return with_examples(messages, steps.examples)
+_OUR_REFERENCE = (
+    "\nA reference path known to be good, to compare with:\n<reference_thread>\n{}\n"
+    "</reference_thread>\n"
+)
 
 
 @dataclass(frozen=True)
@@ -135,20 +174,42 @@ class _GraphSteps:
     key: str
     examples: tuple[Mapping[str, Any], ...]
     system: str | None = None
+    in_peer_form: bool = False
+
+    def _texts(self, outputs: Any, reference_outputs: Any, inputs: Any) -> tuple[str, str]:
+        rows = thread_rows(outputs, inputs, side="outputs")
+        if self.in_peer_form:
+            thread = peer.thread_text(rows)
+            reference = (
+                peer.reference_text(thread_rows(reference_outputs, side="reference_outputs"))
+                if reference_outputs
+                else ""
+            )
+            return thread, reference
+        thread = format_thread(outputs, inputs, side="outputs")
+        if not reference_outputs:
+            return thread, ""
+        return thread, _OUR_REFERENCE.format(
+            format_thread(reference_outputs, side="reference_outputs")
+        )
 
     def prepare(
         self, outputs: Any, reference_outputs: Any, inputs: Any, extra: Mapping[str, Any]
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        thread = format_thread(outputs, inputs, side="outputs")
-        reference = ""
-        if reference_outputs:
-            reference = (
-                "\nA reference path known to be good, to compare with:\n<reference_thread>\n"
-                f"{format_thread(reference_outputs, side='reference_outputs')}\n"
-                "</reference_thread>\n"
-            )
-        base = {"thread": thread, "outputs": thread, "reference_outputs": reference}
-        return _finish_messages(self, _params(base, inputs, extra)), {}
+        thread, reference = self._texts(outputs, reference_outputs, inputs)
+        params = {"thread": thread, "outputs": thread}
+        # the thread shows the trajectory and its inputs; {outputs} is the thread too
+        places: dict[str, tuple[str, ...]] = {"outputs": ("thread", "outputs")}
+        if reference:
+            params["reference_outputs"] = reference
+            places["reference_outputs"] = ("reference_outputs",)
+        if inputs:
+            places["inputs"] = ("thread", "outputs", "inputs")
+        _given(params, inputs, extra, taken=("thread",))
+        places.update((name, (name,)) for name in extra if extra[name] is not None)
+        messages = build_messages(self.prompt, params, places=places, blank=("reference_outputs",))
+        messages = _with_system(messages, self.system)
+        return _with_examples(messages, self.examples, self.in_peer_form), {}
 
     def finish(self, verdict: Verdict, notes: Mapping[str, Any]) -> EvaluatorResult:
         return score_result(self.key, verdict, notes)
@@ -162,6 +223,24 @@ def _checked(prompt: Any, feedback_key: Any, few_shot_examples: Any, system: Any
         raise ValueError(f"invalid system {system!r}: must be a string")
 
 
+def _trajectory_judge(
+    prompt: Any, feedback_key: Any, examples: Any, **options: Any
+) -> tuple[Judge, _TrajectorySteps]:
+    _checked(prompt, feedback_key, examples, None)
+    in_peer_form = peer.is_peer_prompt(prompt, "trajectory")
+    steps = _TrajectorySteps(prompt, feedback_key, check_examples(examples), in_peer_form)
+    return score_judge(**options), steps
+
+
+def _graph_judge(
+    prompt: Any, feedback_key: Any, examples: Any, system: Any, **options: Any
+) -> tuple[Judge, _GraphSteps]:
+    _checked(prompt, feedback_key, examples, system)
+    in_peer_form = peer.is_peer_prompt(prompt, "graph")
+    steps = _GraphSteps(prompt, feedback_key, check_examples(examples), system, in_peer_form)
+    return score_judge(**options), steps
+
+
 def create_trajectory_llm_as_judge(
     *,
     prompt: Any = TRAJECTORY_ACCURACY_PROMPT,
@@ -173,18 +252,21 @@ def create_trajectory_llm_as_judge(
     use_reasoning: bool = True,
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
+    timeout: float | None = None,
 ) -> JudgeEvaluator:
     """An evaluator asking an LLM whether a trajectory is accurate (key ``trajectory_accuracy``).
 
     ``judge`` is a langchain-core chat model, or ``model`` a ``"provider:model"`` string (needs
     langchain: ``pip install 'pytest-agenttraj[judges]'``). ``prompt`` is a template filling
     ``{outputs}`` (the trajectory, formatted readably), ``{reference_outputs}``, ``{inputs}``
-    and any extra keyword given to the evaluator; use
-    ``TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE`` to grade against a reference. The score is a
-    bool, a number from 0 to 1 (``continuous=True``) or one of ``choices``; the reasoning is the
-    ``comment``. ``cache`` (a directory, a ``JudgeCache``, or ``True`` for the pytest run's;
-    outside pytest ``True`` caches nothing) stores answers so that unchanged evaluations cost no
-    model calls.
+    and any extra keyword given to the evaluator; the default grades against the reference
+    (``TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE``) when one is given. A value the prompt has
+    no place for is a ``ValueError``, never dropped. The score is a bool, a number from 0 to 1
+    (``continuous=True``) or one of ``choices``; the reasoning is the ``comment``. ``cache`` (a
+    directory, a ``JudgeCache``, or ``True`` for the pytest run's; outside pytest ``True``
+    caches nothing) stores answers so that unchanged evaluations cost no model calls.
+    ``timeout`` bounds each model call in seconds (default: ``--trajectory-judge-timeout``
+    under pytest, else 120; 0: none); a late model is a ``JudgeError``.
 
     Example::
 
@@ -192,16 +274,18 @@ def create_trajectory_llm_as_judge(
         result = judge(outputs=result["messages"])
         assert result["score"], result["comment"]
     """
-    _checked(prompt, feedback_key, few_shot_examples, None)
-    evaluation = score_judge(
+    evaluation, steps = _trajectory_judge(
+        prompt,
+        feedback_key,
+        few_shot_examples,
         model=model,
         judge=judge,
         continuous=continuous,
         choices=choices,
         use_reasoning=use_reasoning,
         cache=cache,
+        timeout=timeout,
     )
-    steps = _TrajectorySteps(prompt, feedback_key, check_examples(few_shot_examples))
     return sync_face(evaluation, steps, feedback_key, "trajectory_llm_judge")
 
 
@@ -217,11 +301,15 @@ def create_async_trajectory_llm_as_judge(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    timeout: float | None = None,
 ) -> AsyncJudgeEvaluator:
     """The async twin of ``create_trajectory_llm_as_judge``: safe under ``asyncio.gather``, with
-    at most ``max_concurrency`` model calls at a time."""
-    _checked(prompt, feedback_key, few_shot_examples, None)
-    evaluation = score_judge(
+    at most ``max_concurrency`` model calls at a time; a model call past ``timeout`` is
+    cancelled."""
+    evaluation, steps = _trajectory_judge(
+        prompt,
+        feedback_key,
+        few_shot_examples,
         model=model,
         judge=judge,
         continuous=continuous,
@@ -229,8 +317,8 @@ def create_async_trajectory_llm_as_judge(
         use_reasoning=use_reasoning,
         cache=cache,
         max_concurrency=max_concurrency,
+        timeout=timeout,
     )
-    steps = _TrajectorySteps(prompt, feedback_key, check_examples(few_shot_examples))
     return async_face(evaluation, steps, feedback_key, "trajectory_llm_judge")
 
 
@@ -246,28 +334,32 @@ def create_graph_trajectory_llm_as_judge(
     use_reasoning: bool = True,
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
+    timeout: float | None = None,
 ) -> JudgeEvaluator:
     """An evaluator asking an LLM whether a LangGraph thread took a sensible path (key
     ``graph_trajectory_accuracy``). ``outputs`` is a ``GraphTrajectory`` (``inputs``,
     ``results``, ``steps``); the prompt fills ``{thread}`` (each invocation's input, nodes and
-    result) and ``{reference_outputs}`` (the reference thread, when given, else nothing).
-    Everything else is as in ``create_trajectory_llm_as_judge``.
+    result; ``{outputs}`` is the same) and ``{reference_outputs}`` (the reference thread, when
+    given, else nothing). Everything else is as in ``create_trajectory_llm_as_judge``.
 
     Example::
 
         judge = create_graph_trajectory_llm_as_judge(judge=chat_model)
         result = judge(outputs=extract_graph_trajectory(app, config))
     """
-    _checked(prompt, feedback_key, few_shot_examples, system)
-    evaluation = score_judge(
+    evaluation, steps = _graph_judge(
+        prompt,
+        feedback_key,
+        few_shot_examples,
+        system,
         model=model,
         judge=judge,
         continuous=continuous,
         choices=choices,
         use_reasoning=use_reasoning,
         cache=cache,
+        timeout=timeout,
     )
-    steps = _GraphSteps(prompt, feedback_key, check_examples(few_shot_examples), system)
     return sync_face(evaluation, steps, feedback_key, "graph_trajectory_llm_judge")
 
 
@@ -284,10 +376,14 @@ def create_async_graph_trajectory_llm_as_judge(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    timeout: float | None = None,
 ) -> AsyncJudgeEvaluator:
     """The async twin of ``create_graph_trajectory_llm_as_judge``."""
-    _checked(prompt, feedback_key, few_shot_examples, system)
-    evaluation = score_judge(
+    evaluation, steps = _graph_judge(
+        prompt,
+        feedback_key,
+        few_shot_examples,
+        system,
         model=model,
         judge=judge,
         continuous=continuous,
@@ -295,6 +391,6 @@ def create_async_graph_trajectory_llm_as_judge(
         use_reasoning=use_reasoning,
         cache=cache,
         max_concurrency=max_concurrency,
+        timeout=timeout,
     )
-    steps = _GraphSteps(prompt, feedback_key, check_examples(few_shot_examples), system)
     return async_face(evaluation, steps, feedback_key, "graph_trajectory_llm_judge")
