@@ -127,6 +127,114 @@ def test_custom_prompt_fills_inputs_and_extra_keywords(weather_run: list[Any]) -
     )
 
 
+def test_default_judge_grades_against_a_given_reference(weather_run: list[Any]) -> None:
+    from scripted_agents import weather_reference
+
+    model = RecordingModel([score_call(reasoning="Same steps.", score=True)])
+    create_trajectory_llm_as_judge(judge=model)(
+        outputs=weather_run, reference_outputs=weather_reference()
+    )
+    assert sent_text(model) == TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE.format(
+        outputs=FORMATTED_WEATHER_RUN,
+        reference_outputs=FORMATTED_WEATHER_RUN.replace(
+            "tool result (look_up_location_code)", "tool result"
+        ).replace("tool result (get_weather)", "tool result"),
+    )
+
+
+def test_package_prompts_show_what_they_have_no_place_for(weather_run: list[Any]) -> None:
+    model = RecordingModel([score_call(reasoning="ok", score=True)])
+    judge = create_trajectory_llm_as_judge(judge=model)
+    judge(outputs=weather_run, inputs={"question": "weather?"}, rubric="be brief", unset=None)
+    assert sent_text(model) == (
+        TRAJECTORY_ACCURACY_PROMPT.format(outputs=FORMATTED_WEATHER_RUN).rstrip()
+        + "\n\nAlso given with this evaluation:\n"
+        + '<inputs>\n{"question": "weather?"}\n</inputs>\n<rubric>\nbe brief\n</rubric>\n'
+    )
+
+
+def test_goal_and_topic_prompts_show_what_they_have_no_place_for(weather_run: list[Any]) -> None:
+    goal_model = RecordingModel([goal_reply(True)])
+    goal = create_agent_goal_accuracy_evaluator(judge=goal_model)
+    goal(outputs=weather_run, inputs="weather in 苏州")
+    assert sent_text(goal_model).endswith("<inputs>\nweather in 苏州\n</inputs>\n")
+    topic_model = RecordingModel([score_call("topic_adherence", reasoning="r", topics=TOPICS)])
+    topics = create_topic_adherence_evaluator(reference_topics=["weather"], judge=topic_model)
+    topics(outputs=weather_run, policy="no recipes")
+    assert sent_text(topic_model).endswith("<policy>\nno recipes\n</policy>\n")
+
+
+NO_PLACE = r"^the prompt has no place for {} \(it takes {}\): add {} to the prompt, or leave"
+
+
+@pytest.mark.parametrize("refused", ["reference_outputs", "inputs", "rubric"])
+def test_a_value_a_users_prompt_has_no_place_for_is_refused(
+    weather_run: list[Any], refused: str
+) -> None:
+    from scripted_agents import weather_reference
+
+    given = {
+        "reference_outputs": weather_reference(),
+        "inputs": {"question": "weather?"},
+        "rubric": "be brief",
+    }
+    model = RecordingModel([])
+    judge = create_trajectory_llm_as_judge(judge=model, prompt="Grade:\n{outputs}")
+    message = NO_PLACE.format(refused, r"\{outputs\}", r"\{" + refused + r"\}")
+    with pytest.raises(ValueError, match=message):
+        judge(outputs=weather_run, **{refused: given[refused]})
+    assert model.calls_made == 0
+
+
+def test_every_judge_refuses_what_its_prompt_has_no_place_for(weather_run: list[Any]) -> None:
+    graph = create_graph_trajectory_llm_as_judge(judge=RecordingModel([]), prompt="{thread}")
+    steps = {"inputs": ["q"], "results": ["a"], "steps": [["__start__", "agent"]]}
+    with pytest.raises(ValueError, match=NO_PLACE.format("reference_outputs", ".*", ".*")):
+        graph(outputs=steps, reference_outputs=steps)
+    with pytest.raises(ValueError, match=NO_PLACE.format("rubric", ".*", ".*")):
+        graph(outputs=steps, rubric="short paths")
+    with pytest.raises(ValueError, match="'thread' is filled by the judge itself"):
+        graph(outputs=steps, thread="mine")
+    goal = create_agent_goal_accuracy_evaluator(judge=RecordingModel([]), prompt="{outputs}")
+    with pytest.raises(ValueError, match=NO_PLACE.format("reference_outputs", ".*", ".*")):
+        goal(outputs=weather_run, reference_outputs="It is sunny")
+    topics = create_topic_adherence_evaluator(
+        reference_topics=["weather"], judge=RecordingModel([]), prompt="{outputs}"
+    )
+    with pytest.raises(ValueError, match=NO_PLACE.format("reference_topics", ".*", ".*")):
+        topics(outputs=weather_run)
+
+
+def test_graph_inputs_are_placed_in_the_thread() -> None:
+    model = RecordingModel([score_call(reasoning="ok", score=True)])
+    graph = create_graph_trajectory_llm_as_judge(judge=model, prompt="{thread}")
+    graph(outputs={"inputs": None, "results": ["a"], "steps": [["agent"]]}, inputs=["hello"])
+    assert sent_text(model) == "invocation 1:\n  input: hello\n  nodes: agent\n  result: a"
+
+
+def test_callable_and_langchain_prompts_refuse_what_they_do_not_take(
+    weather_run: list[Any],
+) -> None:
+    from langchain_core.prompts import ChatPromptTemplate
+
+    def strict(outputs: str) -> list[dict[str, str]]:
+        return [{"role": "user", "content": outputs}]
+
+    def open_ended(**params: str) -> list[dict[str, str]]:
+        return [{"role": "user", "content": "\n".join(f"{k}={v}" for k, v in params.items())}]
+
+    template = ChatPromptTemplate.from_messages([("user", "{outputs}")])
+    for prompt in (strict, template):
+        judge = create_trajectory_llm_as_judge(judge=RecordingModel([]), prompt=prompt)
+        with pytest.raises(ValueError, match=NO_PLACE.format("inputs", ".*", ".*")):
+            judge(outputs=weather_run, inputs="weather?")
+    model = RecordingModel([score_call(reasoning="ok", score=True)])
+    create_trajectory_llm_as_judge(judge=model, prompt=open_ended)(
+        outputs=weather_run, inputs="weather?"
+    )
+    assert sent_text(model).endswith("inputs=weather?")
+
+
 def test_callable_and_langchain_prompts(weather_run: list[Any]) -> None:
     from langchain_core.prompts import ChatPromptTemplate
 
