@@ -275,32 +275,44 @@ async def test_async_run_timeout(reference):
 """
 
 
-@pytest.mark.parametrize("how", ["option", "ini"])
-def test_judge_timeout_fails_the_test_naming_model_and_bound(
-    project: pytest.Pytester, plugin_args: list[str], how: str
-) -> None:
+def _hanging_project(project: pytest.Pytester) -> pytest.Pytester:
     project.makeconftest(JUDGE_CONFTEST)
     project.makepyfile(test_hanging=HANGING_TESTS)
-    args = []
-    if how == "ini":
-        project.makefile(
-            ".ini",
-            pytest="[pytest]\nasyncio_default_fixture_loop_scope = function\nasyncio_mode = auto\n"
-            "addopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
-            "trajectory_judge_timeout = 0.3\n",
-        )
-    else:
-        args = ["--trajectory-judge-timeout=0.3", "-o", "asyncio_mode=auto"]
-    result = project.runpytest(*args, "--durations=0", "--durations-min=0", *plugin_args)
+    return project
+
+
+def _fails_at_the_bounds(result: pytest.RunResult, run_bound: str) -> None:
     result.assert_outcomes(failed=3)
     late = "*JudgeError: the judge (HangingJudge) did not answer within its timeout of {} s;*"
-    result.stdout.fnmatch_lines(["*test_run_timeout*", late.format("0.3")])
+    result.stdout.fnmatch_lines(["*test_run_timeout*", late.format(run_bound)])
     result.stdout.fnmatch_lines(["*test_own_timeout_wins*", late.format("0.2")])
-    result.stdout.fnmatch_lines(["*test_async_run_timeout*", late.format("0.3")])
+    result.stdout.fnmatch_lines(["*test_async_run_timeout*", late.format(run_bound)])
     # each test ends at its bound, teardown (the event loop's close) included: no 10 s hang
     timed = re.findall(r"^([\d.]+)s (call|teardown) +test_hanging\.py::", result.stdout.str(), re.M)
     assert len([t for t in timed if t[1] == "call"]) == 3
     assert all(float(seconds) < 5 for seconds, _ in timed), timed
+
+
+DURATIONS = ("--durations=0", "--durations-min=0")
+
+
+def test_judge_timeout_option_fails_the_test_naming_model_and_bound(
+    project: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    hanging = _hanging_project(project)
+    args = ["--trajectory-judge-timeout=0.3", "-o", "asyncio_mode=auto", *DURATIONS]
+    _fails_at_the_bounds(hanging.runpytest(*args, *plugin_args), "0.3")
+
+
+def test_judge_timeout_ini(project: pytest.Pytester) -> None:
+    hanging = _hanging_project(project)
+    hanging.makefile(
+        ".ini",
+        pytest="[pytest]\nasyncio_default_fixture_loop_scope = function\nasyncio_mode = auto\n"
+        "addopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
+        "trajectory_judge_timeout = 0.4\n",
+    )
+    _fails_at_the_bounds(hanging.runpytest(*DURATIONS), "0.4")
 
 
 @pytest.mark.parametrize(
