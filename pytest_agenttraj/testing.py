@@ -239,7 +239,11 @@ def _json_args(args: Any, where: str, index: int) -> dict[str, Any]:
     try:
         parsed = json.loads(json.dumps(args, allow_nan=False))
     except (TypeError, ValueError) as error:
-        raise _fail(where, f"arguments must be JSON data ({error}): {args!r}", index) from None
+        raise _fail(where, f"arguments must be JSON data ({error}): {args!r:.200}", index) from None
+    except (
+        RecursionError
+    ):  # nested deeper than json can write: kept as given (e.g. a hostile reply)
+        parsed = args
     if not isinstance(parsed, dict):
         raise _fail(where, f"arguments must be a JSON object, got {args!r}", index)
     return parsed
@@ -294,12 +298,21 @@ def _reply_from_dict(reply: Mapping[str, Any], where: str, index: int) -> AIMess
         raise _fail(where, f"not a valid AI message: {error}", index) from None
 
 
+def _copied(message: AIMessage) -> AIMessage:
+    """A deep copy of ``message``, so that what an agent does to a reply never changes the
+    script; one nested too deeply to copy (a hostile reply under test) is copied shallowly."""
+    try:
+        return message.model_copy(deep=True)
+    except RecursionError:
+        return message.model_copy()
+
+
 def _as_message(reply: Any, where: str, index: int) -> AIMessage:
     """A reply that needs no request, as the AIMessage it stands for (checked)."""
     if isinstance(reply, AIMessageChunk):
         reply = message_chunk_to_message(reply)
     if isinstance(reply, AIMessage):
-        message = reply.model_copy(deep=True)
+        message = _copied(reply)
     elif isinstance(reply, str):
         message = AIMessage(content=reply)
     elif isinstance(reply, Mapping):
@@ -545,7 +558,7 @@ class ScriptedChatModel(BaseChatModel):
     def _resolve(self, entry: Any, request: ScriptedRequest) -> AIMessage:
         where = f"script[{request.index}]"
         if isinstance(entry, AIMessage):
-            reply = entry.model_copy(deep=True)
+            reply = _copied(entry)
         elif isinstance(entry, BaseModel):
             reply = _structured_reply(entry, request, where)
         else:

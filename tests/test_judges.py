@@ -381,9 +381,10 @@ def test_deeply_nested_json_reply_is_a_judge_error_naming_the_model(
 def test_deeply_nested_tool_call_is_a_judge_error_naming_the_model(
     weather_run: list[Any], tmp_path: Path
 ) -> None:
-    model = RecordingModel([score_call(reasoning="x", score=_deep_list(50_000))])
+    deep = score_call(reasoning="x", score=_deep_list(50_000))
+    model = RecordingModel([deep, deep])  # an unusable reply is asked for once more
     judge = create_trajectory_llm_as_judge(judge=model, cache=tmp_path)
-    with pytest.raises(JudgeError, match=r"^the judge \(RecordingModel\) gave a reply nested too "):
+    with pytest.raises(JudgeError, match=r"^the judge \(RecordingModel\) gave "):
         judge(outputs=weather_run)
     assert not list(tmp_path.rglob("*.json"))
 

@@ -745,3 +745,14 @@ def test_the_model_is_a_langchain_chat_model_of_its_own_type() -> None:
     model = ScriptedChatModel(["x"])
     assert isinstance(model, BaseChatModel)
     assert model._llm_type == "scripted-chat-model"
+
+
+def test_a_reply_nested_deeper_than_json_can_write_is_kept_as_given() -> None:
+    """A hostile model's reply (arguments 50,000 levels deep) can be scripted, so that what
+    reads replies can be tested against it."""
+    deep: list[Any] = []
+    for _ in range(50_000):
+        deep = [deep]
+    model = ScriptedChatModel([AIMessage("", tool_calls=[tool_call("score", deep=deep)])])
+    reply = model.invoke("hi")
+    assert reply.tool_calls[0]["args"]["deep"] is deep
