@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 
 from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from .collection import Collection
 from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
 from .settings import MARKER_HELP, session_settings
-from .unused_references import UnusedReferences
+from .unused_files import namer
+from .unused_references import REFERENCES, UnusedReferences
 
 __all__ = ["SESSION_KEY"]
 
@@ -34,6 +36,7 @@ pytest_plugins = (
 _REPORT_KEY = pytest.StashKey[ReportFile]()
 _UNUSED_KEY = pytest.StashKey[UnusedReferences]()
 _LEDGER_KEY = pytest.StashKey[LedgerOwner]()
+_COLLECTION_KEY = pytest.StashKey[Collection]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -115,6 +118,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session.judge_timeout = judge_timeout_for(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
+    collection = Collection(config, {REFERENCES.folder: namer(REFERENCES, config.rootpath)})
+    config.stash[_COLLECTION_KEY] = collection
+    config.pluginmanager.register(collection, "agenttraj-collection")
     if session.is_worker:
         worker_ledger(config)
         return
@@ -123,7 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_LEDGER_KEY] = owner
         config.pluginmanager.register(owner, "agenttraj-update-ledger")
     prune = bool(config.getoption("trajectory_prune_unused", default=False))
-    unused = UnusedReferences(config, prune, session)
+    unused = UnusedReferences(config, prune, session, collection)
     config.stash[_UNUSED_KEY] = unused
     config.pluginmanager.register(unused, "agenttraj-references")
     report_path = config.getoption("trajectory_report", default=None)
@@ -137,7 +143,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     owner = config.stash.get(_LEDGER_KEY, None)
     if owner is not None:
         owner.close()
-    keys: tuple[pytest.StashKey[Any], ...] = (_LEDGER_KEY, _UNUSED_KEY, _REPORT_KEY, SESSION_KEY)
+    keys: tuple[pytest.StashKey[Any], ...] = (
+        _LEDGER_KEY,
+        _UNUSED_KEY,
+        _REPORT_KEY,
+        _COLLECTION_KEY,
+        SESSION_KEY,
+    )
     for key in keys:
         registered = config.stash.get(key, None)
         if registered is not None:

@@ -96,20 +96,6 @@ class ItemReferences:
         assert self.ledger is not None, "claims are made under --trajectory-update only"
         return self.ledger.claim(path, writer=self.writer, written=written, content=content)
 
-    def named(self) -> list[str]:
-        """The files this test names without evaluating them (its marker's reference, its own
-        default file), relative to the project root; a file outside it is none of them."""
-        names = [default_name(self.item)]
-        if self.marker_reference:
-            names.append(self.marker_reference)
-        found = []
-        for name in names:
-            try:
-                found.append(self.name_of(self.path_for(name)))
-            except ReferenceFileError:
-                continue
-        return found
-
 
 class LedgerOwner:
     """Registered on the controlling process under ``--trajectory-update``: makes the run's

@@ -28,7 +28,6 @@ from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
-from .unused_references import NAMED_PROPERTY
 
 __all__ = [
     "GRADED_FIXTURES",
@@ -82,7 +81,7 @@ def uses_plugin(item: pytest.Item) -> bool:
 
 _LANGSMITH_TABLE = "langsmith_output_plugin"  # langsmith's own plugin, which adds -qq
 
-_INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY, NAMED_PROPERTY})
+_INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY})
 
 ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
 SESSION_KEY = pytest.StashKey["TrajectorySession"]()
@@ -122,7 +121,6 @@ class TrajectorySession:
         self.repeats: list[dict[str, Any]] = []
         self.repeat_info: dict[str, dict[str, Any]] = {}
         self.tags: dict[str, dict[str, Any]] = {}
-        self.named: set[str] = set()  # reference files tests name (see unused_references)
         self.tagged_groups: tuple[str, ...] | None = None
         self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
         self.judge_timeout: float | None = None  # the run's judge timeout (0: none), likewise
@@ -352,19 +350,9 @@ class TrajectorySession:
             if isinstance(call.excinfo.value, ReferenceConflict):
                 item.stash.setdefault(_CONFLICT, item.stash.get(_ATTEMPT, None) or 1)
             self._explain(call, report, evaluations)
-        if call.when == "teardown":
-            self._name_references(item, report)
-            if self.tagged_groups is not None:
-                self._tag(item, report)
+        if call.when == "teardown" and self.tagged_groups is not None:
+            self._tag(item, report)
         return report
-
-    def _name_references(self, item: pytest.Item, report: pytest.TestReport) -> None:
-        """List on the teardown report the reference files a trajectory test names, so that
-        they count as used whatever became of the test (see ``unused_references``)."""
-        if uses_plugin(item):
-            settings = self.settings_for(item)
-            named = ItemReferences(item, settings.reference, item.nodeid).named()
-            report.user_properties.append((NAMED_PROPERTY, json.dumps(named)))
 
     def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
         plugin = uses_plugin(item)
@@ -422,8 +410,8 @@ class TrajectorySession:
         return (yield)
 
     def _take_records(self, report: pytest.TestReport) -> None:
-        """Read this plugin's entries off a report (records, test tags, named reference files,
-        repeat counts), then take them off it: they carry data from xdist workers and are no
+        """Read this plugin's entries off a report (records, test tags, repeat counts), then
+        take them off it: they carry data from xdist workers and are no
         one else's (the JUnit XML shows readable properties instead)."""
         kept = []
         for name, value in report.user_properties:
@@ -437,10 +425,8 @@ class TrajectorySession:
                 info = json.loads(value)
                 self.repeats.append(info)
                 self.repeat_info[report.nodeid] = info
-            elif name == TEST_PROPERTY:
-                self.tags[report.nodeid] = json.loads(value)
             else:
-                self.named.update(json.loads(value))
+                self.tags[report.nodeid] = json.loads(value)
         report.user_properties = kept
 
     def pytest_agenttraj_record(self, record: dict[str, Any]) -> None:

@@ -51,3 +51,12 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 def plugin_args(request: pytest.FixtureRequest) -> list[str]:
     """Extra command-line arguments: none, then two xdist workers."""
     return list(request.param)
+
+
+@pytest.fixture
+def every_plugin(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """The project, its inner runs loading every installed plugin (anyio's included, which the
+    suite's inner runs otherwise leave out): a run that keeps a plugin which collects tests
+    from loading cannot judge which reference files are unused."""
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    return project

@@ -169,7 +169,10 @@ def test_a_path_escaping_the_project_is_refused(project: pytest.Pytester) -> Non
     assert not (project.path.parent.parent / "outside.yaml").exists()
 
 
-def test_unused_files_are_listed_and_pruned_only_on_request(project: pytest.Pytester) -> None:
+def test_unused_files_are_listed_and_pruned_only_on_request(
+    every_plugin: pytest.Pytester,
+) -> None:
+    project = every_plugin
     project.makepyfile(AGENT)
     project.runpytest("--trajectory-update").assert_outcomes(passed=3)
     stale = project.path / "trajectories" / "old_agent.yaml"
@@ -184,7 +187,10 @@ def test_unused_files_are_listed_and_pruned_only_on_request(project: pytest.Pyte
     assert stale.exists()
     partial = project.runpytest("-k", "by_name", "--trajectory-prune-unused")
     partial.stdout.fnmatch_lines(
-        ["agenttraj: unused references were not checked: the run selected tests (-k)"]
+        [
+            "agenttraj: unused references were not checked, so nothing was deleted: "
+            "the run selected tests (-k)"
+        ]
     )
     assert stale.exists()
     pruned = project.runpytest("--trajectory-prune-unused")

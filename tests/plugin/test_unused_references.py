@@ -50,8 +50,12 @@ REFERENCE = """\
 """
 
 
+NOT_CHECKED = "agenttraj: unused references were not checked, so nothing was deleted: "
+
+
 @pytest.fixture
-def three(project: pytest.Pytester) -> Path:
+def three(every_plugin: pytest.Pytester) -> Path:
+    project = every_plugin
     project.makepyfile(test_a=TEST_A, test_b=TEST_B)
     folder = project.path / "trajectories"
     folder.mkdir()
@@ -67,7 +71,7 @@ def _names(folder: Path) -> list[str]:
 @pytest.mark.parametrize(
     ("args", "reason"),
     [
-        (["test_a.py"], "the run was given files or directories"),
+        (["test_a.py"], "1 test file(s) under the rootdir did not collect, *"),
         (["-k", "test_a"], "the run selected tests (-k)"),
         (["--deselect", "test_b.py::test_b"], "the run selected tests (--deselect)"),
         (["--lf"], "the run selected tests (--lf)"),
@@ -76,29 +80,30 @@ def _names(folder: Path) -> list[str]:
     ],
 )
 def test_a_selection_never_judges(
-    project: pytest.Pytester, three: Path, args: list[str], reason: str | None
+    every_plugin: pytest.Pytester, three: Path, args: list[str], reason: str | None
 ) -> None:
+    project = every_plugin
     result = project.runpytest("--trajectory-prune-unused", *args)
     if reason is None:  # a usage error: nothing ran
         assert result.ret == pytest.ExitCode.USAGE_ERROR
     else:
-        result.stdout.fnmatch_lines([f"agenttraj: unused references were not checked: {reason}"])
+        result.stdout.fnmatch_lines([f"{NOT_CHECKED}{reason}"])
     assert _names(three) == ["a.yaml", "b.yaml", "c.yaml"]
 
 
-def test_a_run_stopped_early_never_judges(project: pytest.Pytester, three: Path) -> None:
+def test_a_run_stopped_early_never_judges(every_plugin: pytest.Pytester, three: Path) -> None:
+    project = every_plugin
     (three / "a.yaml").write_text(REFERENCE.replace("location-123", "x"), encoding="utf-8")
     (three / "old.yaml").write_text(REFERENCE, encoding="utf-8")
     result = project.runpytest("--trajectory-prune-unused", "-x", "-p", "no:randomly")
-    result.stdout.fnmatch_lines(
-        ["agenttraj: unused references were not checked: the run stopped early"]
-    )
+    result.stdout.fnmatch_lines([f"{NOT_CHECKED}the run stopped early*"])
     assert "old.yaml" in _names(three)
 
 
 def test_files_named_by_tests_that_did_not_evaluate_are_kept(
-    project: pytest.Pytester, three: Path, plugin_args: list[str]
+    every_plugin: pytest.Pytester, three: Path, plugin_args: list[str]
 ) -> None:
+    project = every_plugin
     project.makepyfile(
         test_more=(
             "import pytest\nfrom pytest_agenttraj import assert_trajectory\n"
@@ -142,17 +147,18 @@ def test_own_file(assert_trajectory):
     result.stdout.fnmatch_lines(
         [
             "agenttraj: deleted unused reference trajectories/stale.yaml",
-            "agenttraj: kept 5 reference file(s) that no evaluation read but a test names*",
-            "    trajectories/c.yaml",  # skipped
-            "    trajectories/d.yaml",  # skipif
-            "    trajectories/e.yaml",  # raised before evaluating
-            "    trajectories/g.yaml",  # the marker of a test that errored
-            "    trajectories/test_own_file.yaml",  # its own file, skipped
+            "agenttraj: kept 5 reference file(s) that no evaluation read but a test file names:",
+            "    trajectories/c.yaml: a string in test_a.py names it",  # skipped
+            "    trajectories/d.yaml: a string in test_more.py names it",  # skipif
+            "    trajectories/e.yaml: a string in test_more.py names it",  # raised first
+            "    trajectories/g.yaml: test_more.py::test_marker: its marker's reference",
+            "    trajectories/test_own_file.yaml: test_more.py::test_own_file: its own file",
         ]
     )
 
 
-def test_prune_never_follows_links(project: pytest.Pytester, three: Path) -> None:
+def test_prune_never_follows_links(every_plugin: pytest.Pytester, three: Path) -> None:
+    project = every_plugin
     (three / "nested").mkdir()
     (three / "nested" / "old2.yaml").write_text(REFERENCE, encoding="utf-8")
     ini = project.path / "pytest.ini"
@@ -176,7 +182,8 @@ def test_prune_never_follows_links(project: pytest.Pytester, three: Path) -> Non
     assert "precious" not in result.stdout.str()
 
 
-def test_a_string_in_the_module_keeps_a_file(project: pytest.Pytester, three: Path) -> None:
+def test_a_string_in_the_module_keeps_a_file(every_plugin: pytest.Pytester, three: Path) -> None:
+    project = every_plugin
     project.makepyfile(
         test_helpers=(
             "from pytest_agenttraj import assert_trajectory\n"
@@ -196,7 +203,7 @@ def test_nothing_yet():
         [
             "agenttraj: 1 reference file(s) no test used (--trajectory-prune-unused deletes them):",
             "    trajectories/i.yaml",
-            "agenttraj: kept 2 reference file(s) that no evaluation read but a test names*",
+            "agenttraj: kept 2 reference file(s) that no evaluation read but a test file names:",
         ]
     )
 
@@ -225,8 +232,9 @@ def test_later():
 
 
 def test_graph_files_count_as_used_like_message_files(
-    project: pytest.Pytester, plugin_args: list[str]
+    every_plugin: pytest.Pytester, plugin_args: list[str]
 ) -> None:
+    project = every_plugin
     project.makepyfile(test_workflow_files=GRAPH_TESTS)
     folder = project.path / "trajectories"
     folder.mkdir()
@@ -239,8 +247,8 @@ def test_graph_files_count_as_used_like_message_files(
     result.stdout.fnmatch_lines(
         [
             "agenttraj: deleted unused reference trajectories/stale.yaml",
-            "agenttraj: kept 1 reference file(s) that no evaluation read but a test names*",
-            "    trajectories/later.yaml",
+            "agenttraj: kept 1 reference file(s) that no evaluation read but a test file names:",
+            "    trajectories/later.yaml: test_workflow_files.py::test_later: its marker's reference",
         ]
     )
     assert _names(folder) == ["fixture.json", "later.yaml", "long-path.yaml", "test_own_file.yaml"]

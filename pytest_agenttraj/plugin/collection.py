@@ -1,0 +1,295 @@
+"""What a run collected and what it missed, so that a tool judging the whole project (which
+files no test uses) can tell whether the run saw every test.
+
+The test files are found the way pytest finds them from the rootdir (``python_files`` in every
+folder it would recurse into), whatever the run was given; a run saw every test when each of
+them collected (no ``--ignore``, no ``testpaths`` leaving some out, no collection error, no
+module skipped at module level), no test was deselected, no plugin that collects tests was
+kept from loading, and every test it collected reported. Each process that collects (the run
+itself, or each pytest-xdist worker) gathers what it saw; workers send it to the controller.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable, Generator, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["Collection", "Namer", "matches", "test_files"]
+
+_WORKER_KEY = "agenttraj_collection"
+_COLLECTING_HOOKS = re.compile(
+    r"^\s*(?:async\s+)?def\s+(pytest_collect_file|pytest_collect_directory|"
+    r"pytest_pycollect_makemodule|pytest_pycollect_makeitem|pytest_generate_tests)\b",
+    re.MULTILINE,
+)
+_SHOWN = 10
+_WHERE = {
+    pytest.Config.ArgsSource.ARGS: "the run's arguments",
+    pytest.Config.ArgsSource.TESTPATHS: "testpaths",
+    pytest.Config.ArgsSource.INVOCATION_DIR: "the folder the run started in",
+}
+
+Namer = Callable[[pytest.Item], Iterable[tuple[str, str]]]
+"""The files a test names without running (paths relative to the rootdir), each with why."""
+
+
+def matches(pattern: str, path: Path) -> bool:
+    """Whether ``path`` matches an ini path pattern as pytest matches ``python_files`` and
+    ``norecursedirs``: the name alone, or the whole path when the pattern has a folder."""
+    if os.sep not in pattern and "/" not in pattern:
+        return fnmatch.fnmatch(path.name, pattern)
+    if path.is_absolute() and not os.path.isabs(pattern):
+        pattern = f"*{os.sep}{pattern}"
+    return fnmatch.fnmatch(str(path), pattern)
+
+
+def _in_venv(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta" / "history").is_file()
+
+
+def test_files(config: pytest.Config) -> list[Path]:
+    """Every file under the rootdir that a plain ``pytest`` run from there, with no
+    ``testpaths``, would collect as a test module: ``python_files`` in each folder it recurses
+    into (``norecursedirs``, virtual environments and links to folders left out)."""
+    patterns = config.getini("python_files")
+    skip = config.getini("norecursedirs")
+    venvs = not config.getoption("collect_in_virtualenv", False)
+    found = []
+    for top, dirs, files in os.walk(config.rootpath):
+        here = Path(top)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d != "__pycache__"
+            and not any(matches(p, here / d) for p in skip)
+            and not (venvs and _in_venv(here / d))
+        )
+        for name in sorted(files):
+            path = here / name
+            if name.endswith(".py") and any(matches(p, path) for p in patterns):
+                found.append(path)
+    return found
+
+
+def _skip_reason(report: pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return str(text).removeprefix("Skipped: ").strip().splitlines()[0] if text else ""
+
+
+class Collection:
+    """Registered in every process of a run: what it collected (test files, tests, the files
+    ``namers`` say tests name) and, on the controller, which tests reported."""
+
+    def __init__(self, config: pytest.Config, namers: Mapping[str, Namer]) -> None:
+        self.config = config
+        self.root = config.rootpath
+        self.namers = namers
+        self.is_worker = hasattr(config, "workerinput")
+        self.collected: set[str] = set()
+        self.missed: dict[str, str] = {}
+        self.tests: set[str] = set()
+        self.deselected = 0
+        self.named: dict[str, dict[str, str]] = {kind: {} for kind in namers}
+        self.reported: set[str] = set()
+        self.unpassed: set[str] = set()
+        self.workers: list[str] = []
+        self.crashed: list[str] = []
+
+    def rel(self, path: Path | str) -> str:
+        """``path`` relative to the rootdir (nodeids are already)."""
+        path = Path(path)
+        if not path.is_absolute():
+            return path.as_posix()
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    # ---------------------------------------------------------------- in each collecting process
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        report = yield
+        if isinstance(collector, pytest.File) and report.passed:
+            self.collected.add(self.rel(collector.path))
+        return report
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A module that failed to collect or skipped itself (also sent on by xdist)."""
+        if report.passed:
+            return
+        where = report.nodeid.split("::", 1)[0] or "."
+        if report.skipped:
+            self.missed.setdefault(where, f"skipped at module level ({_skip_reason(report)})")
+        else:
+            self.missed[where] = "did not collect (an error)"
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.tests.update(item.nodeid for item in session.items)
+        for kind, namer in self.namers.items():
+            named = self.named[kind]
+            for item in session.items:
+                for name, why in namer(item):
+                    named.setdefault(name, why)
+        if self.is_worker:
+            self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]
+
+    def _sent(self) -> dict[str, Any]:
+        return {
+            "collected": sorted(self.collected),
+            "missed": self.missed,
+            "deselected": self.deselected,
+            "named": self.named,
+        }
+
+    # ---------------------------------------------------------------- on the controller
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
+        self.tests.update(ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        name = str(getattr(getattr(node, "gateway", None), "id", node))
+        if error is not None:
+            self.crashed.append(name)
+        data = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+        if not isinstance(data, dict):
+            return
+        self.workers.append(name)
+        self.collected.update(data["collected"])
+        for where, why in data["missed"].items():
+            self.missed.setdefault(where, why)
+        self.deselected = max(self.deselected, int(data["deselected"]))
+        for kind, named in data["named"].items():
+            self.named.setdefault(kind, {}).update(named)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reported.add(report.nodeid)
+        if not report.passed:
+            self.unpassed.add(report.nodeid)
+
+    # ---------------------------------------------------------------- the verdict
+
+    def problems(self, session: pytest.Session, exitstatus: int) -> list[str]:
+        """Why this run did not see every test (empty when it did), the test files aside."""
+        found = self._selection()
+        if self.deselected and not found:
+            found.append(f"{self.deselected} test(s) were deselected")
+        if session.shouldstop or session.shouldfail:
+            found.append("the run stopped early")
+        elif exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
+            found.append("the run was interrupted")
+        if self.crashed:
+            found.append(f"pytest-xdist worker(s) {', '.join(self.crashed)} crashed")
+        if self._distributed() and not self.workers:
+            found.append("no pytest-xdist worker said what it collected")
+        unreported = sorted(self.tests - self.reported)
+        if unreported:
+            found.append(f"{len(unreported)} collected test(s) did not run ({unreported[0]}, ...)")
+        blocked = blocked_collectors(self.config)
+        if blocked:
+            found.append(f"plugins that collect tests were not loaded ({', '.join(blocked)})")
+        return found
+
+    def _distributed(self) -> bool:
+        return self.config.pluginmanager.has_plugin("dsession")
+
+    def _selection(self) -> list[str]:
+        option = self.config.option
+        flags = {
+            "--lf": getattr(option, "lf", False),
+            "--ff": getattr(option, "failedfirst", False),
+            "-k": getattr(option, "keyword", ""),
+            "-m": getattr(option, "markexpr", ""),
+            "--deselect": getattr(option, "deselect", None),
+            "--sw": getattr(option, "stepwise", False) or getattr(option, "stepwise_skip", False),
+            "--collect-only": getattr(option, "collectonly", False),
+            "a test id": any("::" in arg for arg in self.config.args),
+        }
+        used = [flag for flag, value in flags.items() if value]
+        return [f"the run selected tests ({', '.join(used)})"] if used else []
+
+    def unchecked(self, tests: Iterable[Path]) -> dict[str, str]:
+        """The files among ``tests`` (and those that failed to collect or skipped themselves)
+        that this run did not collect, each with why."""
+        missing = dict(self.missed)
+        for path in tests:
+            rel = self.rel(path)
+            if rel not in self.collected and rel not in missing:
+                missing[rel] = self._why_missed(path)
+        return dict(sorted(missing.items()))
+
+    def _why_missed(self, path: Path) -> str:
+        config = self.config
+        invocation = Path(config.invocation_params.dir)
+        for ignored in config.getoption("ignore", None) or []:
+            target = (invocation / ignored).resolve()
+            if path.resolve() == target or path.resolve().is_relative_to(target):
+                return "not collected: --ignore"
+        for glob in config.getoption("ignore_glob", None) or []:
+            if fnmatch.fnmatch(str(path), str(invocation / glob)):
+                return "not collected: --ignore-glob"
+        roots = [(invocation / arg.split("::", 1)[0]).resolve() for arg in config.args]
+        if not any(path.resolve().is_relative_to(root) for root in roots):
+            return f"not collected: outside {_WHERE[config.args_source]}"
+        return "not collected (collect_ignore, a conftest or a plugin left it out)"
+
+    def shown(self, unchecked: Mapping[str, str]) -> list[str]:
+        """Lines listing ``unchecked`` (the first few)."""
+        lines = [f"    {rel}: {why}" for rel, why in list(unchecked.items())[:_SHOWN]]
+        if len(unchecked) > _SHOWN:
+            lines.append(f"    (and {len(unchecked) - _SHOWN} more)")
+        return lines
+
+
+def blocked_collectors(config: pytest.Config) -> list[str]:
+    """The plugins kept from loading (``-p no:NAME``; with plugin autoloading off, the installed
+    ones not loaded) that collect or parametrize tests, found by reading their source."""
+    from importlib.metadata import entry_points
+
+    manager = config.pluginmanager
+    names = [p[3:] for p in (config.option.plugins or []) if p.startswith("no:")]
+    modules = {point.name: point.module for point in entry_points(group="pytest11")}
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or getattr(
+        config.option, "disable_plugin_autoload", False
+    ):
+        loaded = {getattr(p, "__name__", None) for _, p in manager.list_name_plugin()}
+        names += [
+            name
+            for name, module in modules.items()
+            if manager.get_plugin(name) is None and module not in loaded and name not in names
+        ]
+    return [name for name in names if _collects(modules.get(name), name)]
+
+
+def _collects(module: str | None, name: str) -> bool:
+    from importlib.util import find_spec
+
+    for candidate in (module, name, f"_pytest.{name}"):
+        if not candidate:
+            continue
+        try:
+            spec = find_spec(candidate)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        try:
+            text = Path(spec.origin).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return True  # cannot tell: it may
+        return _COLLECTING_HOOKS.search(text) is not None
+    return False
