@@ -8,7 +8,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["check_writable", "write_atomically"]
+__all__ = ["check_writable", "folder_problem", "write_atomically"]
 
 
 def _umask() -> int:
@@ -66,4 +66,38 @@ def check_writable(path: Path) -> str | None:
     os.unlink(temp)
     if path.exists() and not os.access(path, os.W_OK):
         return "the file is read-only"
+    return None
+
+
+def folder_problem(folder: Path) -> str | None:
+    """What stops files being written into ``folder``, said of the folder ("is a regular
+    file, not a folder", "cannot be written (...)"), or ``None``. A folder that does not exist
+    yet is a problem only when it cannot be made (something above it is not a folder). Nothing
+    is created but a probe file, removed at once."""
+    try:
+        mode = os.stat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return _cannot_make(folder)
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    if not stat.S_ISDIR(mode):
+        return "is a regular file, not a folder" if stat.S_ISREG(mode) else "is not a folder"
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".agenttraj-probe.", dir=folder)
+    except OSError as error:
+        return f"cannot be written ({error.strerror or error})"
+    os.close(handle)
+    os.unlink(probe)
+    return None
+
+
+def _cannot_make(folder: Path) -> str | None:
+    """Why a folder that does not exist cannot be made, if it cannot: the nearest thing above
+    it that exists is not a folder."""
+    for above in folder.parents:
+        if os.path.lexists(above):
+            if os.path.isdir(above):
+                return None
+            what = "a regular file" if os.path.isfile(above) else "not a folder"
+            return f"cannot be made: {above} is {what}"
     return None

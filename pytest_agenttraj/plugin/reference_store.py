@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from .._files import folder_problem
 from ..errors import ReferenceFileError
 from ..references.file import REFERENCE_SUFFIXES, ReferenceFile
 from ..references.ledger import Claim, UpdateLedger
@@ -99,16 +100,43 @@ class ItemReferences:
 
 class LedgerOwner:
     """Registered on the controlling process under ``--trajectory-update``: makes the run's
-    ledger folder, hands it to pytest-xdist workers and removes it at the end."""
+    ledger folder, hands it to pytest-xdist workers and removes it at the end; once the tests
+    are collected, refuses the run (once, naming each folder) when the ``trajectories/``
+    folder beside a test file cannot take files."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.folder = Path(tempfile.mkdtemp(prefix="agenttraj-update-"))
+        self.checked = False
         config.stash[LEDGER_KEY] = UpdateLedger(self.folder)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[_WORKER_KEY] = str(self.folder)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._check({item.path.parent for item in session.items})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
+        root = self.config.rootpath
+        self._check({(root / nodeid.split("::", 1)[0]).parent for nodeid in ids})
+
+    def _check(self, parents: set[Path]) -> None:
+        if self.checked:
+            return
+        self.checked = True
+        problems = []
+        for parent in sorted(parents):
+            folder = parent / FOLDER
+            problem = folder_problem(folder)
+            if problem:
+                problems.append(f"{folder} {problem}")
+        if problems:
+            raise pytest.UsageError(
+                "--trajectory-update cannot write reference files into the "
+                f"{FOLDER}/ folder beside the tests: " + "; ".join(problems)
+            )
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from .._files import folder_problem
 from ..core.graph import GraphMatchReport, graph_reference_document
 from ..core.matching.report import MatchReport
 from ..core.matching.rules import MatchConfig, make_config
@@ -267,10 +268,22 @@ def _update(
         return result, report, earlier
     if matched is not None:
         return (*matched, settled)
-    kind.write(reference, settled)
+    _write(kind, reference, settled, name)
     extra["reference_written"] = True
     written = kind.content(load_reference(reference.path))
     return (*kind.compare(outputs, written), written)
+
+
+def _write(kind: _Kind, reference: ReferenceFile, content: Any, name: str) -> None:
+    """Write a reference file, or say what is wrong with its folder (or the write)."""
+    __tracebackhide__ = True
+    try:
+        kind.write(reference, content)
+    except OSError as error:
+        folder = reference.path.parent
+        problem = folder_problem(folder)
+        why = f"its folder {folder} {problem}" if problem else (error.strerror or str(error))
+        raise ReferenceFileError(f"reference file {name} cannot be written: {why}") from None
 
 
 def evaluate_reference_file(

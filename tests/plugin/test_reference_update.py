@@ -1,8 +1,17 @@
 """--trajectory-update settles each reference file once per run: tests sharing a file, and the
 attempts of a repeated test, must agree with it, serially and across pytest-xdist workers; with
-value matchers in the file, and for graph reference files too."""
+value matchers in the file, and for graph reference files too. A ``trajectories/`` folder that
+cannot take files stops the run once, before any test, naming the folder."""
 
 from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -257,3 +266,106 @@ def test_repeated_graph_attempts_must_agree(project: pytest.Pytester) -> None:
     again = project.runpytest("--trajectory-update")
     again.assert_outcomes(passed=1)
     assert "wrote reference" not in again.stdout.str()  # the file already says "a"
+
+
+FOLDER_TESTS = """
+import pytest
+from pytest_agenttraj import assert_trajectory
+
+def run():
+    return [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": "Sunny."}]
+
+def test_one():
+    assert_trajectory(run(), "one.yaml")
+
+def test_two():
+    assert_trajectory(run())
+
+@pytest.mark.trajectory(reference="deep/three.yaml")
+def test_three(trajectory_reference):
+    assert_trajectory(run(), trajectory_reference)
+"""
+
+UPDATE_REFUSED = (
+    "ERROR: --trajectory-update cannot write reference files into the trajectories/ folder "
+    "beside the tests: {folder} {problem}"
+)
+
+
+def _refused_once(result: pytest.RunResult, folder: Path, problem: str) -> None:
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, output
+    assert output.count(UPDATE_REFUSED.format(folder=folder, problem=problem)) == 1, output
+    assert "FileExistsError" not in output, output
+    assert "PermissionError" not in output, output
+    result.assert_outcomes()  # no test ran
+
+
+def test_a_reference_folder_that_is_a_file_stops_the_run_once(
+    project: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    project.makepyfile(test_folder=FOLDER_TESTS)
+    folder = project.path / "trajectories"
+    folder.write_text("not a folder\n", encoding="utf-8")
+    result = project.runpytest("--trajectory-update", *plugin_args)
+    _refused_once(result, folder, "is a regular file, not a folder")
+    assert folder.read_text(encoding="utf-8") == "not a folder\n"
+
+
+@contextlib.contextmanager
+def _unwritable(folder: Path) -> Iterator[str]:
+    """Make ``folder`` refuse new files, even to root (who ignores a read-only mode): an
+    immutable folder (``chattr +i``) as root, a read-only one otherwise. Yields how the
+    refusal reads; skips where the file system offers neither."""
+    root = os.geteuid() == 0
+    if root:
+        chattr = shutil.which("chattr")
+        made = chattr and subprocess.run([chattr, "+i", str(folder)], check=False).returncode
+        if made != 0:
+            pytest.skip("chattr +i is not available here, and root writes into any folder")
+    else:
+        folder.chmod(0o555)
+    try:
+        try:
+            handle, probe = tempfile.mkstemp(dir=folder)
+        except OSError as error:
+            yield error.strerror
+        else:
+            os.close(handle)
+            os.unlink(probe)
+            pytest.skip(f"{folder} still takes files")
+    finally:
+        if root:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        else:
+            folder.chmod(0o755)
+
+
+def test_a_reference_folder_that_cannot_be_written_stops_the_run_once(
+    project: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    project.makepyfile(test_folder=FOLDER_TESTS)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    with _unwritable(folder) as refusal:
+        result = project.runpytest("--trajectory-update", *plugin_args)
+    _refused_once(result, folder, f"cannot be written ({refusal})")
+    assert list(folder.iterdir()) == []
+
+
+def test_a_reference_sub_folder_that_is_a_file_fails_its_test_saying_so(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(test_folder=FOLDER_TESTS)
+    (project.path / "trajectories").mkdir()
+    deep = project.path / "trajectories" / "deep"
+    deep.write_text("not a folder\n", encoding="utf-8")
+    result = project.runpytest("--trajectory-update", "-p", "no:randomly")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ReferenceFileError: reference file trajectories/deep/three.yaml cannot be "
+            f"written: its folder {deep} is a regular file, not a folder"
+        ]
+    )
+    assert "FileExistsError" not in result.stdout.str()
