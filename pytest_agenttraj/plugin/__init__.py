@@ -84,8 +84,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trajectory_prune_unused",
         action="store_true",
         default=False,
-        help="delete reference files in trajectories/ folders that no test used "
-        "(only after a run of every test)",
+        help="delete the reference files in trajectories/ folders that no test file under the "
+        "rootdir names; only a run that collected every test file there and ran every test "
+        "deletes anything, any other says why it deleted nothing",
     )
     add_judge_options(parser, group)
     parser.addini(

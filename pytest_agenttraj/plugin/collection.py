@@ -12,6 +12,7 @@ itself, or each pytest-xdist worker) gathers what it saw; workers send it to the
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from collections.abc import Callable, Generator, Iterable, Mapping
@@ -258,27 +259,34 @@ class Collection:
 def blocked_collectors(config: pytest.Config) -> list[str]:
     """The plugins kept from loading (``-p no:NAME``; with plugin autoloading off, the installed
     ones not loaded) that collect or parametrize tests, found by reading their source."""
-    from importlib.metadata import entry_points
-
     manager = config.pluginmanager
     names = [p[3:] for p in (config.option.plugins or []) if p.startswith("no:")]
-    modules = {point.name: point.module for point in entry_points(group="pytest11")}
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or getattr(
         config.option, "disable_plugin_autoload", False
     ):
         loaded = {getattr(p, "__name__", None) for _, p in manager.list_name_plugin()}
         names += [
             name
-            for name, module in modules.items()
+            for name, module in _entry_points().items()
             if manager.get_plugin(name) is None and module not in loaded and name not in names
         ]
-    return [name for name in names if _collects(modules.get(name), name)]
+    return [name for name in names if _collects(name)]
 
 
-def _collects(module: str | None, name: str) -> bool:
+@functools.cache
+def _entry_points() -> dict[str, str]:
+    """The installed pytest plugins: entry point name to module."""
+    from importlib.metadata import entry_points
+
+    return {point.name: point.module for point in entry_points(group="pytest11")}
+
+
+def _collects(name: str) -> bool:
+    """Whether the plugin ``name`` (an entry point, a module, or one of pytest's own) defines
+    a hook that collects or parametrizes tests; one that cannot be found collects nothing."""
     from importlib.util import find_spec
 
-    for candidate in (module, name, f"_pytest.{name}"):
+    for candidate in (_entry_points().get(name), name, f"_pytest.{name}"):
         if not candidate:
             continue
         try:

@@ -136,8 +136,10 @@ class UnusedFiles:
         """Decide which files are unused; ``used`` holds those the run's tests evaluated. A run
         that cannot judge finds the test files it could not check only when ``explain``."""
         collection = self.collection
+        if not explain and not self._has_folders():
+            return Verdict()  # nothing to list
         verdict = Verdict(problems=collection.problems(session, exitstatus))
-        if not explain and (verdict.problems or not self._has_folders()):
+        if verdict.problems and not explain:
             return verdict
         tests = self._test_files()
         verdict.unchecked = collection.unchecked(tests)

@@ -3,10 +3,12 @@ pruning never follows links."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 RUN = """
 def run(code="location-123"):
@@ -248,7 +250,46 @@ def test_graph_files_count_as_used_like_message_files(
         [
             "agenttraj: deleted unused reference trajectories/stale.yaml",
             "agenttraj: kept 1 reference file(s) that no evaluation read but a test file names:",
-            "    trajectories/later.yaml: test_workflow_files.py::test_later: its marker's reference",
+            "    trajectories/later.yaml: test_workflow_files.py::test_later: its marker's "
+            "reference",
         ]
     )
     assert _names(folder) == ["fixture.json", "later.yaml", "long-path.yaml", "test_own_file.yaml"]
+
+
+BUILT_NAMES = (
+    "import pytest\nfrom pytest_agenttraj import assert_trajectory\n"
+    + RUN
+    + """
+@pytest.mark.parametrize("case", ["one", pytest.param("two", marks=pytest.mark.skip)])
+def test_cases(case):
+    assert_trajectory(run(), f"case_{case}.yaml")
+
+def test_joined():
+    assert_trajectory(run(), "-".join(["x", "y"]) + ".json")
+"""
+)
+
+
+def test_a_name_built_at_run_time_keeps_what_it_could_be_while_its_test_did_not_pass(
+    every_plugin: pytest.Pytester,
+) -> None:
+    project = every_plugin
+    project.makepyfile(test_built=BUILT_NAMES)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    for name in ("case_one.yaml", "case_two.yaml", "case_old.json", "stale.yaml"):
+        (folder / name).write_text(REFERENCE, encoding="utf-8")
+    (folder / "x-y.json").write_text(json.dumps(yaml.safe_load(REFERENCE)), encoding="utf-8")
+    result = project.runpytest("--trajectory-prune-unused")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agenttraj: deleted unused reference trajectories/case_old.json",
+            "agenttraj: deleted unused reference trajectories/stale.yaml",
+            "agenttraj: kept 1 reference file(s) that no evaluation read but a test file names:",
+            "    trajectories/case_two.yaml: a name built at test_built.py:13 (case_*.yaml) could "
+            "be it, and test_built.py::test_cases[two] did not pass",
+        ]
+    )
+    assert _names(folder) == ["case_one.yaml", "case_two.yaml", "x-y.json"]
