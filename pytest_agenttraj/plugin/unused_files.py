@@ -78,24 +78,27 @@ def namer(kind: FileKind, root: Path) -> Namer:
     """The files a test names for ``kind``, relative to the rootdir; a name outside it, or
     without one of the kind's suffixes, names none."""
     resolved_root = root.resolve()
-    folders: dict[Path, Path | None] = {}
+    folders: dict[Path, tuple[Path, bool]] = {}
 
-    def folder_of(item: pytest.Item) -> Path | None:
+    def folder_of(item: pytest.Item) -> tuple[Path, bool]:
+        """The kind's folder beside the test (resolved when it exists), and whether it does."""
         parent = item.path.parent
         if parent not in folders:
             folder = parent / kind.folder
-            folders[parent] = folder.resolve() if folder.is_dir() else None
+            exists = folder.is_dir()
+            folders[parent] = (folder.resolve() if exists else folder, exists)
         return folders[parent]
 
     def names(item: pytest.Item) -> Iterator[tuple[str, str]]:
         for name, why in kind.names(item):
             path = Path(name)
+            simple = len(path.parts) == 1
             if not path.is_absolute():
-                folder = folder_of(item)
-                if folder is None:  # no folder: nothing in it to keep
+                folder, exists = folder_of(item)
+                if simple and not exists:  # nothing there to keep
                     continue
                 path = folder / path
-            if len(Path(name).parts) > 1:  # may lead through links or up
+            if not simple:  # it may lead up, or through links
                 path = path.resolve()
             if path.suffix in kind.suffixes and path.is_relative_to(resolved_root):
                 yield path.relative_to(resolved_root).as_posix(), f"{item.nodeid}: {why}"

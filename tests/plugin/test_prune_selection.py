@@ -57,6 +57,8 @@ def test_fails_on_demand():
 def test_crashes_on_demand():
     if os.environ.get("CRASH"):
         os._exit(3)
+    if os.environ.get("INTERRUPT"):
+        pytest.exit("interrupted, as Ctrl-C does")
 
 @pytest.mark.slow
 def test_b():
@@ -125,6 +127,14 @@ def test_broken():
     assert_trajectory(run())
 """
 )
+
+DESELECTING_CONFTEST = """
+def pytest_collection_modifyitems(config, items):
+    dropped = [item for item in items if item.name == "test_c"]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
+"""
 
 SPEC_PLUGIN = """
 import pytest
@@ -293,8 +303,15 @@ CASES = {
         prepare=_conftest("tests", 'collect_ignore = ["test_b.py"]\n'),
         lines=["    tests/test_b.py: not collected (collect_ignore, a conftest or a plugin *)"],
     ),
+    "a plugin that deselects": Case(
+        [],
+        "1 test(s) were deselected*",
+        prepare=_conftest("tests/sub", DESELECTING_CONFTEST),
+    ),
+    "--collect-only": Case(["--collect-only"], "the run selected tests (--collect-only)*"),
     "-x": Case(["-x"], "the run stopped early*", env={"FAIL": "1"}),
     "--maxfail": Case(["--maxfail=1"], "the run stopped early*", env={"FAIL": "1"}),
+    "interrupted": Case([], "the run was interrupted*", env={"INTERRUPT": "1"}),
     "a crashed xdist worker": Case(
         ["-n", "2"], "pytest-xdist worker(s) gw* crashed*", env={"CRASH": "1"}
     ),
