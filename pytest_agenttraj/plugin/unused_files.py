@@ -11,13 +11,14 @@ themselves, collected or not, never from which tests happened to run:
 * a string in a test file, a ``conftest.py`` above one, or another Python file beside one, is
   its name (its last path part);
 * a name built at run time there (an f-string, ``+``, ``%``, ``str.format``, a glob) could be
-  it, and a test in that folder or below did not pass (so it may not have got that far).
+  it, and a test that may not have got that far did not pass: one of the function's own tests,
+  or, for a name built outside a test function, any test at or below that file's folder.
 
 Only a run that collected every test file under the rootdir and ran every test it collected
-judges (see :mod:`.collection`); any other lists nothing, deletes nothing, and says which test
-files it could not check and why. Only regular files inside the kind's folders beside test
-files are candidates: links are never followed and never deleted. The kind of file is a
-parameter (:class:`FileKind`), so every kind is pruned by the same rule.
+judges (see :mod:`.collection`); any other lists nothing and deletes nothing, and, asked to
+prune, says why and which test files it could not check. Only regular files inside the kind's
+folders beside test files are candidates: links are never followed and never deleted. The kind
+of file is a parameter (:class:`FileKind`), so every kind is pruned by the same rule.
 """
 
 from __future__ import annotations

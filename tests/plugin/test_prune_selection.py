@@ -311,6 +311,11 @@ CASES = {
     "--collect-only": Case(["--collect-only"], "the run selected tests (--collect-only)*"),
     "-x": Case(["-x"], "the run stopped early*", env={"FAIL": "1"}),
     "--maxfail": Case(["--maxfail=1"], "the run stopped early*", env={"FAIL": "1"}),
+    "plugin autoloading off": Case(
+        ["-p", "pytest_agenttraj.plugin"],
+        "plugins that collect tests were not loaded (*asyncio*)*",
+        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    ),
     "interrupted": Case([], "the run was interrupted*", env={"INTERRUPT": "1"}),
     "a crashed xdist worker": Case(
         ["-n", "2"], "pytest-xdist worker(s) gw* crashed*", env={"CRASH": "1"}
