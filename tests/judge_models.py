@@ -23,9 +23,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import PrivateAttr
 
-from pytest_agenttraj.testing import ScriptedChatModel, tool_call
-
 from pytest_agenttraj.evaluators.scope import current_scope
+from pytest_agenttraj.testing import ScriptedChatModel, tool_call
 
 __all__ = [
     "HangingModel",
