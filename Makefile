@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RAGAS_VENV := .venv-ragas
+RAGAS_STAMP := $(RAGAS_VENV)/.installed
 
-.PHONY: install compile style typecheck lint suite test demo bench clean
+.PHONY: install compile style typecheck lint suite test demo bench clean $(RAGAS_VENV)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +15,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Ragas itself, for the differential tests of the Ragas-named metrics
+# (tests/test_ragas_differential.py): its own environment, since ragas 0.4.3 needs
+# langchain-community<0.4 and more that the development environment does not want.
+$(RAGAS_STAMP):
+	$(PYTHON) -m venv $(RAGAS_VENV)
+	$(RAGAS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RAGAS_VENV)/bin/python -m pip install --quiet 'ragas==0.4.3' 'langchain-community<0.4'
+	touch $(RAGAS_STAMP)
+
+$(RAGAS_VENV): $(RAGAS_STAMP)
 
 # Byte-compile the package once: where PYTHONDONTWRITEBYTECODE is set, every pytest process
 # (each xdist worker, each test's inner run) would otherwise compile it again.
@@ -33,7 +46,7 @@ typecheck: install
 
 lint: style typecheck
 
-suite: compile
+suite: compile $(RAGAS_STAMP)
 	$(BIN)/python -m pytest -n $(WORKERS) --dist worksteal
 
 # The type check runs beside the suite rather than before it: on two cores that saves half its time.
@@ -52,4 +65,4 @@ bench: compile
 	$(BIN)/python benchmarks/bench_pytest_session.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) $(RAGAS_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

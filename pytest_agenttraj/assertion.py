@@ -265,7 +265,8 @@ def _config(
             return explicit
         if key in header and key not in marker:
             return header[key]
-        return getattr(scope, key) if scope else default
+        chosen = getattr(scope, key) if scope else None
+        return default if chosen is None else chosen
 
     return make_config(
         pick(mode, "mode", "strict"),

@@ -2,8 +2,9 @@
 ``min_score``, or a ``TrajectoryMismatch`` whose text lists the calls that lost points and why.
 
 Inside a pytest test, ``min_score``, ``tool_args`` and ``overrides`` left out come from the
-test's ``trajectory`` marker, the command line and the ini file; outside, from the defaults
-(``min_score=1.0``, exact args).
+test's ``trajectory`` marker, the command line and the ini file; outside, or where none of them
+sets it, from the defaults (``min_score=1.0``; Ragas' argument rule: ``ragas`` args for
+accuracy, ``exact`` for F1).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .assertion import TrajectoryMismatch
 from .core.metrics import GradedReport
 from .diff import Markup
 from .evaluators.graded import (
+    accuracy_rules,
     evaluate_tool_call_accuracy,
     evaluate_tool_call_f1,
     graded_config,
@@ -73,11 +75,11 @@ def _defaults(
     min_score: float | None,
     tool_args: str | None,
     overrides: Mapping[str, Any] | None,
-) -> tuple[float, str, Mapping[str, Any] | None]:
+) -> tuple[float, str | None, Mapping[str, Any] | None]:
     if min_score is None:
         min_score = scope.min_score if scope is not None and scope.min_score is not None else 1.0
-    if tool_args is None:
-        tool_args = scope.tool_args if scope is not None else "exact"
+    if tool_args is None and scope is not None:
+        tool_args = scope.tool_args  # None when nothing set it: the metric's default
     if overrides is None and scope is not None:
         overrides = scope.overrides
     return check_min_score(min_score), tool_args, overrides
@@ -118,10 +120,14 @@ def assert_tool_call_accuracy(
     min_score: float | None = None,
     tool_args: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    allow_extra_calls: bool = False,
+    best_pairing: bool = False,
 ) -> EvaluatorResult:
     """Return the ``tool_call_accuracy`` result if its score is at least ``min_score`` (default:
     the marker's ``min_score=``, else 1.0), else raise ``TrajectoryMismatch`` listing the calls
-    that lost points. ``reference`` is a list of ``{"name", "args"}`` calls or a trajectory.
+    that lost points. ``reference`` is a list of ``{"name", "args"}`` calls or a trajectory;
+    ``strict_order``, ``allow_extra_calls`` and ``best_pairing`` work as in
+    ``create_tool_call_accuracy_evaluator``.
 
     Example::
 
@@ -130,14 +136,11 @@ def assert_tool_call_accuracy(
     """
     __tracebackhide__ = True
     scope = current_scope()
-    threshold, args_mode, rules = _defaults(scope, min_score, tool_args, overrides)
-    config = graded_config(args_mode, rules)
-    if not isinstance(strict_order, bool):
-        raise ValueError(f"invalid strict_order {strict_order!r}: must be True or False")
+    threshold, args_mode, per_tool = _defaults(scope, min_score, tool_args, overrides)
+    config = graded_config(args_mode, per_tool, metric="tool_call_accuracy")
+    rules = accuracy_rules(strict_order, allow_extra_calls, best_pairing)
     started = time.perf_counter()
-    result, report = evaluate_tool_call_accuracy(
-        outputs, reference, config, strict_order=strict_order
-    )
+    result, report = evaluate_tool_call_accuracy(outputs, reference, config, rules)
     return _check(
         result,
         report,

@@ -94,8 +94,9 @@ def _accuracy_lines(report: AccuracyReport, verbose: int, paint: Markup) -> Iter
     if matched:
         yield paint(f"  {len(matched)} of {len(report.calls)} reference calls match fully", "good")
     if report.extra:
+        free = ", which lose no points" if report.rules.allow_extra_calls else ""
         yield paint(
-            f"  {len(report.extra)} extra output call(s), which lose no points: "
+            f"  {len(report.extra)} extra output call(s){free}: "
             + ", ".join(call_label(c, "output") for c in report.extra[:5]),
             "dim",
         )

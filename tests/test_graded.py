@@ -62,10 +62,36 @@ def test_accuracy_evaluator_result() -> None:
     wrong = evaluator(outputs=weather_run("location-999"), reference_outputs=EXPECTED)
     assert wrong["score"] == 0.5
     assert wrong["comment"] == (
-        "Tool-call accuracy 0.50 (strict order, exact args): reference call 1 'get_weather': "
+        "Tool-call accuracy 0.50 (strict order, ragas args): reference call 1 'get_weather': "
         "args differ (location_code), scoring 0.00."
     )
     assert wrong["metadata"]["calls"][1]["differing_args"] == ["location_code"]
+
+
+def test_accuracy_options_keep_the_package_s_own_rules() -> None:
+    made = [
+        *weather_run(),
+        {
+            "role": "assistant",
+            "tool_calls": [{"name": "get_weather", "args": {"location_code": "x"}}],
+        },
+    ]
+    ragas = create_tool_call_accuracy_evaluator()(outputs=made, reference_outputs=EXPECTED)
+    assert ragas["score"] == 0.0  # one call more than the reference: Ragas does not align them
+    assert ragas["metadata"]["alignment_problem"].startswith("the output makes extra calls")
+    assert ragas["comment"].startswith("Tool-call accuracy 0.00 (strict order, ragas args): ")
+    forgiving = create_tool_call_accuracy_evaluator(allow_extra_calls=True, tool_args="exact")
+    result = forgiving(outputs=made, reference_outputs=EXPECTED)
+    assert result["score"] == 1.0
+    assert (result["metadata"]["allow_extra_calls"], result["metadata"]["tool_args"]) == (
+        True,
+        "exact",
+    )
+    assert assert_tool_call_accuracy(made, EXPECTED, allow_extra_calls=True)["score"] == 1.0
+    with pytest.raises(TrajectoryMismatch, match="strict order, ragas args"):
+        assert_tool_call_accuracy(made, EXPECTED)
+    with pytest.raises(ValueError, match="best_pairing 'yes'"):
+        assert_tool_call_accuracy(made, EXPECTED, best_pairing="yes")  # type: ignore[arg-type]
 
 
 def test_accuracy_reference_may_be_a_trajectory() -> None:
@@ -92,6 +118,9 @@ def test_f1_evaluator_result() -> None:
     [
         (create_tool_call_accuracy_evaluator, {"tool_args": "loose"}, "'exact', 'ignore'"),
         (create_tool_call_accuracy_evaluator, {"strict_order": "yes"}, "True or False"),
+        (create_tool_call_accuracy_evaluator, {"allow_extra_calls": 1}, "allow_extra_calls 1"),
+        (create_async_tool_call_accuracy_evaluator, {"best_pairing": None}, "best_pairing None"),
+        (create_tool_call_f1_evaluator, {"tool_args": "ragas"}, "tool_args_match_mode 'ragas'"),
         (
             create_async_tool_call_accuracy_evaluator,
             {"overrides": {"f": "nope"}},
@@ -201,7 +230,7 @@ def test_assert_tool_call_accuracy_below_min_score_raises_the_diff() -> None:
     assert isinstance(error, AssertionError)
     assert error.result["score"] == 0.5
     assert str(error).splitlines()[0] == (
-        "Tool-call accuracy 0.50 is below min_score 0.90 (strict order, exact args)"
+        "Tool-call accuracy 0.50 is below min_score 0.90 (strict order, ragas args)"
     )
     assert "- location_code: 'location-123'" in str(error)
     assert "+ location_code: 'location-999'" in str(error)
@@ -220,7 +249,7 @@ def test_assert_helpers_take_their_defaults_from_the_scope() -> None:
         with scope.test_scope(scope.TestScope(on_evaluation=seen.append, min_score=0.4)):
             assert_tool_call_accuracy(weather_run("location-999"), EXPECTED)  # 0.5 >= 0.4
     assert [e.extra["min_score"] for e in seen] == [0.4, 0.4]
-    assert [e.extra["tool_args_mode"] for e in seen] == ["ignore", "exact"]
+    assert [e.extra["tool_args_mode"] for e in seen] == ["ignore", "ragas"]
 
 
 @pytest.mark.parametrize("bad", [1.5, -0.1, "0.8", True])

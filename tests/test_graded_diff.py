@@ -9,6 +9,7 @@ from scripted_agents import weather_reference
 
 from pytest_agenttraj.core.matching.rules import make_config
 from pytest_agenttraj.core.metrics import tool_call_accuracy, tool_call_f1
+from pytest_agenttraj.evaluators.graded import graded_config
 from pytest_agenttraj.graded_diff import graded_headline, render_graded, render_graded_text
 
 EXACT = make_config("unordered")
@@ -54,11 +55,40 @@ def test_accuracy_diff_says_why_the_sequence_does_not_align() -> None:
 
 def test_accuracy_diff_mentions_extra_calls() -> None:
     made = [*weather_reference(), {"role": "assistant", "tool_calls": [{"name": "s", "args": {}}]}]
-    lines = render_graded(tool_call_accuracy(made, EXPECTED[:2], EXACT), min_score=1.0)
-    assert lines[0] == "Tool-call accuracy 1.00 reaches min_score 1.00 (strict order, exact args)"
+    report = tool_call_accuracy(made, EXPECTED[:2], EXACT, allow_extra_calls=True)
+    lines = render_graded(report, min_score=1.0)
+    assert lines[0] == (
+        "Tool-call accuracy 1.00 reaches min_score 1.00 (strict order, extra calls allowed, "
+        "exact args)"
+    )
     assert (
         lines[-1] == "  1 extra output call(s), which lose no points: output call 2 (message 6) s()"
     )
+
+
+def test_accuracy_diff_says_an_extra_call_misaligns() -> None:
+    made = [*weather_reference(), {"role": "assistant", "tool_calls": [{"name": "s", "args": {}}]}]
+    lines = render_graded(tool_call_accuracy(made, EXPECTED[:2], EXACT), min_score=1.0)
+    assert lines[:2] == [
+        "Tool-call accuracy 0.00 is below min_score 1.00 (strict order, exact args)",
+        "  the sequence does not align, so the score is 0: the output makes extra calls ('s' 1 "
+        "time for 0 in the reference), and the calls align only when they are the reference's",
+    ]
+    assert lines[-1] == "  1 extra output call(s): output call 2 (message 6) s()"
+
+
+def test_accuracy_diff_of_a_call_expected_without_args() -> None:
+    made = [{"role": "assistant", "tool_calls": [{"name": "refresh", "args": {"force": True}}]}]
+    report = tool_call_accuracy(
+        made, [{"name": "refresh", "args": {}}], graded_config(metric="tool_call_accuracy")
+    )
+    assert render_graded(report)[1:] == [
+        "  mean argument accuracy 0.00",
+        "  1. reference call 0 'refresh' vs output call 0 (message 0) refresh(force=True): args "
+        "differ (force), scores 0.00",
+        "       + force: True",
+        "         (force is not in the reference)",
+    ]
 
 
 def test_f1_diff_pairs_a_missing_call_with_its_near_miss() -> None:

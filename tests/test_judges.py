@@ -751,7 +751,11 @@ def test_topic_adherence_counts() -> None:
     answered_one_off_topic = [TOPICS[0], TOPICS[0], TOPICS[1]]
     assert topic_scores(answered_one_off_topic)["precision"] == pytest.approx(2 / 3)
     assert topic_scores(answered_one_off_topic)["recall"] == 1.0
-    assert topic_scores([TOPICS[3]]) == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    # nothing answered, nothing allowed: 0 as in Ragas (tests/test_ragas_differential.py)
+    assert topic_scores([TOPICS[3]]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert topic_scores([TOPICS[2]]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert topic_scores([TOPICS[1]])["recall"] == 0.0
+    assert topic_scores([]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
 
 
 def test_topic_adherence_topics_per_call_and_errors(weather_run: list[Any]) -> None:

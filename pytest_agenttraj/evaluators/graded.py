@@ -1,6 +1,7 @@
 """Graded evaluators: tool-call accuracy and tool-call F1 (the Ragas metrics) as
 openevals-style result dicts with a float score in [0, 1], a ``comment`` saying what lost points
-and ``metadata`` holding the details, call by call.
+and ``metadata`` holding the details, call by call. With their defaults they give Ragas' scores
+(docs/differences.md lists where, and why, they deliberately do not).
 
 Every args mode and override is validated when the evaluator is built. The async factories
 return real coroutine functions (``inspect.iscoroutinefunction`` is true), as LangSmith's
@@ -9,21 +10,31 @@ return real coroutine functions (``inspect.iscoroutinefunction`` is true), as La
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from ..core.matching.rules import (
+    GRADED_ARGS_MODES,
     MatchConfig,
     ToolArgsMatchMode,
     ToolArgsMatchOverrides,
     make_config,
 )
-from ..core.metrics import AccuracyReport, F1Report, GradedReport, tool_call_accuracy, tool_call_f1
+from ..core.metrics import (
+    AccuracyReport,
+    F1Report,
+    GradedReport,
+    Rules,
+    tool_call_accuracy,
+    tool_call_f1,
+)
 from .result import EvaluatorResult
 from .scope import announce
 
 __all__ = [
+    "AccuracyArgsMode",
     "AsyncGradedEvaluator",
     "GradedEvaluator",
     "create_async_tool_call_accuracy_evaluator",
@@ -36,20 +47,52 @@ __all__ = [
     "graded_record",
 ]
 
+AccuracyArgsMode = ToolArgsMatchMode | Literal["ragas"]
+"""The args modes of tool-call accuracy: ``ragas`` (its default) or any matching mode."""
+
 GradedEvaluator = Callable[..., EvaluatorResult]
 """``evaluator(*, outputs, reference_outputs, inputs=None, **kwargs) -> EvaluatorResult``."""
 AsyncGradedEvaluator = Callable[..., Awaitable[EvaluatorResult]]
 
 
-def graded_config(tool_args: object = "exact", overrides: Any = None) -> MatchConfig:
-    """The args rules of a graded metric, validated (``ValueError`` listing the valid modes)."""
+def graded_config(
+    tool_args: object = None, overrides: Any = None, *, metric: str = "tool_call_f1"
+) -> MatchConfig:
+    """The args rules of a graded metric, validated (``ValueError`` listing the valid modes).
+
+    ``tool_args=None`` is the metric's default, Ragas' rule: ``ragas`` for tool-call accuracy,
+    ``exact`` for F1 (Ragas counts a call as right only when its arguments are equal).
+    """
+    accuracy = metric == "tool_call_accuracy"
+    if tool_args is None:
+        tool_args = "ragas" if accuracy else "exact"
+    if tool_args == "ragas" and accuracy:
+        return dataclasses.replace(
+            make_config("unordered", "superset", overrides), tool_args="ragas"
+        )
+    if accuracy and tool_args not in GRADED_ARGS_MODES:
+        valid = ", ".join(repr(m) for m in GRADED_ARGS_MODES)
+        raise ValueError(f"invalid tool_args {tool_args!r:.60}: must be one of {valid}")
     return make_config("unordered", tool_args, overrides)
 
 
-def _check_order(strict_order: object) -> bool:
-    if not isinstance(strict_order, bool):
-        raise ValueError(f"invalid strict_order {strict_order!r}: must be True or False")
-    return strict_order
+def check_flag(value: object, name: str) -> bool:
+    """``value`` if it is a bool, else a ``ValueError`` naming the option."""
+    if not isinstance(value, bool):
+        raise ValueError(f"invalid {name} {value!r}: must be True or False")
+    return value
+
+
+def accuracy_rules(strict_order: object, allow_extra_calls: object, best_pairing: object) -> Rules:
+    """Tool-call accuracy's alignment options, validated."""
+    return Rules(
+        check_flag(strict_order, "strict_order"),
+        check_flag(allow_extra_calls, "allow_extra_calls"),
+        check_flag(best_pairing, "best_pairing"),
+    )
+
+
+_ANY_ORDER = Rules(strict_order=False)  # F1 has no order (the rules go unused)
 
 
 def _result(report: GradedReport) -> EvaluatorResult:
@@ -62,10 +105,19 @@ def _result(report: GradedReport) -> EvaluatorResult:
 
 
 def evaluate_tool_call_accuracy(
-    outputs: Any, reference_outputs: Any, config: MatchConfig, *, strict_order: bool = True
+    outputs: Any, reference_outputs: Any, config: MatchConfig, rules: Rules | None = None
 ) -> tuple[EvaluatorResult, AccuracyReport]:
-    """Score both sides and build the result dict (no reporting)."""
-    report = tool_call_accuracy(outputs, reference_outputs, config, strict_order=strict_order)
+    """Score both sides and build the result dict (no reporting); ``rules`` default to
+    Ragas' strict order."""
+    rules = rules or Rules()
+    report = tool_call_accuracy(
+        outputs,
+        reference_outputs,
+        config,
+        strict_order=rules.strict_order,
+        allow_extra_calls=rules.allow_extra_calls,
+        best_pairing=rules.best_pairing,
+    )
     return _result(report), report
 
 
@@ -87,7 +139,7 @@ def graded_record(report: GradedReport) -> dict[str, Any]:
 
 
 def graded_evaluation(
-    kind: str, config: MatchConfig, strict_order: bool, origin: str
+    kind: str, config: MatchConfig, rules: Rules, origin: str
 ) -> Callable[[Any, Any, Any], EvaluatorResult]:
     """The one implementation behind both faces: score, announce to the running test, return."""
 
@@ -95,9 +147,7 @@ def graded_evaluation(
         started = time.perf_counter()
         report: GradedReport
         if kind == "tool_call_accuracy":
-            result, report = evaluate_tool_call_accuracy(
-                outputs, reference_outputs, config, strict_order=strict_order
-            )
+            result, report = evaluate_tool_call_accuracy(outputs, reference_outputs, config, rules)
         else:
             result, report = evaluate_tool_call_f1(outputs, reference_outputs, config)
         announce(
@@ -137,21 +187,40 @@ def async_face(
     return evaluator
 
 
+def _accuracy_evaluation(
+    strict_order: object,
+    allow_extra_calls: object,
+    best_pairing: object,
+    tool_args: object,
+    overrides: Any,
+) -> Callable[[Any, Any, Any], EvaluatorResult]:
+    config = graded_config(tool_args, overrides, metric="tool_call_accuracy")
+    rules = accuracy_rules(strict_order, allow_extra_calls, best_pairing)
+    return graded_evaluation("tool_call_accuracy", config, rules, "tool_call_accuracy")
+
+
 def create_tool_call_accuracy_evaluator(
     *,
     strict_order: bool = True,
-    tool_args: ToolArgsMatchMode = "exact",
+    tool_args: AccuracyArgsMode = "ragas",
     overrides: ToolArgsMatchOverrides | None = None,
+    allow_extra_calls: bool = False,
+    best_pairing: bool = False,
 ) -> GradedEvaluator:
     """An evaluator scoring how accurately an agent made the reference's tool calls (key
-    ``tool_call_accuracy``, score in [0, 1]).
+    ``tool_call_accuracy``, score in [0, 1]), by default as Ragas' ``ToolCallAccuracy`` does.
 
     The score is the mean argument accuracy of the paired calls (the share of the keys the args
-    rule compares whose values match) when the call sequences align, else 0. ``strict_order``:
-    the reference's calls must appear in the output in order (other calls may come between);
-    ``False``: in any order. Extra calls lose no points (``create_tool_call_f1_evaluator``
-    counts them). ``reference_outputs`` is a list of ``{"name", "args"}`` calls or a reference
-    trajectory. ``tool_args="superset"`` scores as Ragas does (extra output args are free).
+    rule compares whose values match) when the call sequences align, else 0. They align when
+    the output's tool names are the reference's: in the same order (``strict_order=True``,
+    calls paired by position) or in any order (calls of one tool paired in the order of their
+    arguments' text, as Ragas sorts them). ``tool_args="ragas"`` counts the reference's keys
+    (extra output args are free; a call expected without arguments must be made without).
+    ``allow_extra_calls=True``: the reference's calls need only appear in the output (in
+    order, for strict order), extra calls losing no points (``create_tool_call_f1_evaluator``
+    counts them), calls paired for the most argument accuracy. ``best_pairing=True``: in any
+    order, same-named calls pair for the most argument accuracy. ``reference_outputs`` is a
+    list of ``{"name", "args"}`` calls or a reference trajectory.
 
     Example::
 
@@ -160,9 +229,8 @@ def create_tool_call_accuracy_evaluator(
             {"name": "get_weather", "args": {"city": "SF"}}])
         assert result["score"] >= 0.8, result["comment"]
     """
-    config = graded_config(tool_args, overrides)
-    evaluate = graded_evaluation(
-        "tool_call_accuracy", config, _check_order(strict_order), "tool_call_accuracy"
+    evaluate = _accuracy_evaluation(
+        strict_order, allow_extra_calls, best_pairing, tool_args, overrides
     )
     return sync_face(evaluate, "tool_call_accuracy")
 
@@ -170,13 +238,14 @@ def create_tool_call_accuracy_evaluator(
 def create_async_tool_call_accuracy_evaluator(
     *,
     strict_order: bool = True,
-    tool_args: ToolArgsMatchMode = "exact",
+    tool_args: AccuracyArgsMode = "ragas",
     overrides: ToolArgsMatchOverrides | None = None,
+    allow_extra_calls: bool = False,
+    best_pairing: bool = False,
 ) -> AsyncGradedEvaluator:
     """The async twin of ``create_tool_call_accuracy_evaluator`` (same checks, same scores)."""
-    config = graded_config(tool_args, overrides)
-    evaluate = graded_evaluation(
-        "tool_call_accuracy", config, _check_order(strict_order), "tool_call_accuracy"
+    evaluate = _accuracy_evaluation(
+        strict_order, allow_extra_calls, best_pairing, tool_args, overrides
     )
     return async_face(evaluate, "tool_call_accuracy")
 
@@ -187,10 +256,11 @@ def create_tool_call_f1_evaluator(
     overrides: ToolArgsMatchOverrides | None = None,
 ) -> GradedEvaluator:
     """An evaluator scoring the F1 of an agent's tool calls against the reference's (key
-    ``tool_call_f1``): order is ignored, a call counts as right when a reference call of the
-    same name has matching args (under ``tool_args`` and ``overrides``), each reference call
-    pairing with one output call. ``metadata`` holds precision, recall and the matched,
-    missing and extra calls.
+    ``tool_call_f1``, rounded to four places as Ragas' ``ToolCallF1``): order is ignored, a call
+    counts as right when a reference call of the same name has matching args (under
+    ``tool_args`` and ``overrides``), each reference call pairing with one output call (so
+    repeated calls count as often as they are made, where Ragas counts a set). ``metadata``
+    holds precision, recall and the matched, missing and extra calls.
 
     Example::
 
@@ -199,7 +269,7 @@ def create_tool_call_f1_evaluator(
         print(result["score"], result["metadata"]["precision"], result["metadata"]["recall"])
     """
     evaluate = graded_evaluation(
-        "tool_call_f1", graded_config(tool_args, overrides), False, "tool_call_f1"
+        "tool_call_f1", graded_config(tool_args, overrides), _ANY_ORDER, "tool_call_f1"
     )
     return sync_face(evaluate, "tool_call_f1")
 
@@ -211,6 +281,6 @@ def create_async_tool_call_f1_evaluator(
 ) -> AsyncGradedEvaluator:
     """The async twin of ``create_tool_call_f1_evaluator`` (same checks, same scores)."""
     evaluate = graded_evaluation(
-        "tool_call_f1", graded_config(tool_args, overrides), False, "tool_call_f1"
+        "tool_call_f1", graded_config(tool_args, overrides), _ANY_ORDER, "tool_call_f1"
     )
     return async_face(evaluate, "tool_call_f1")

@@ -75,15 +75,17 @@ class ReferenceResolver(Protocol):
 @dataclass(frozen=True)
 class TestScope:
     """The current test's defaults (mode, tool_args, overrides, ignore_keys, allow_empty, which
-    of them its marker set) and where evaluations go. ``min_score`` is the marker's threshold
-    for graded scores; ``judge_cache`` the run's cache of LLM judge answers (a
-    ``pytest_agenttraj.evaluators.judges.JudgeCache``), for judges made with ``cache=True``;
-    ``judge_timeout`` the run's bound in seconds on one judge model call (``0``: none; ``None``:
-    the library's default), for judges made without ``timeout=``."""
+    of them its marker set) and where evaluations go. ``tool_args`` is ``None`` when nothing
+    set it, so each evaluator keeps its own default (``exact`` for matching, Ragas' rule for
+    graded scores). ``min_score`` is the marker's threshold for graded scores; ``judge_cache``
+    the run's cache of LLM judge answers (a ``pytest_agenttraj.evaluators.judges.JudgeCache``),
+    for judges made with ``cache=True``; ``judge_timeout`` the run's bound in seconds on one
+    judge model call (``0``: none; ``None``: the library's default), for judges made without
+    ``timeout=``."""
 
     on_evaluation: Callable[[Evaluation], None]
     mode: str = "strict"
-    tool_args: str = "exact"
+    tool_args: str | None = None
     overrides: Mapping[str, Any] | None = None
     verbose: int = 0
     marker_keys: frozenset[str] = frozenset()

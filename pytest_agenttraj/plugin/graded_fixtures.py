@@ -26,10 +26,16 @@ __all__ = [
 
 
 def _graded(settings: TrajectorySettings, kind: str) -> GradedEvaluator:
+    """The metric with the test's args rules; an args mode nobody chose is the metric's own
+    default (Ragas' rule)."""
+    from ..core.metrics import Rules
     from ..evaluators.graded import graded_config, graded_evaluation, sync_face
 
-    config = graded_config(settings.tool_args, settings.overrides)
-    return sync_face(graded_evaluation(kind, config, True, f"{kind}_evaluator"), kind)
+    chosen = (
+        settings.tool_args if settings.sources.get("tool_args", "default") != "default" else None
+    )
+    config = graded_config(chosen, settings.overrides, metric=kind)
+    return sync_face(graded_evaluation(kind, config, Rules(), f"{kind}_evaluator"), kind)
 
 
 @pytest.fixture

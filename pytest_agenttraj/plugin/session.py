@@ -191,7 +191,9 @@ class TrajectorySession:
         return TestScope(
             on_evaluation=partial(self._on_evaluation, item, phase),
             mode=settings.mode,
-            tool_args=settings.tool_args,
+            tool_args=None
+            if settings.sources.get("tool_args") == "default"
+            else settings.tool_args,
             overrides=settings.overrides,
             verbose=self.config.get_verbosity(),
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),

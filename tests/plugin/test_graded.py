@@ -43,7 +43,7 @@ def test_graded_results_in_summary_report_and_junit(
             "*= trajectory results =*",
             "test *key *mode *score *result",
             "test_scored.py::test_f1_recorded *tool_call_f1 *unordered/exact *0.5 *FAIL",
-            "test_scored.py::test_accuracy *tool_call_accuracy *strict_order/exact *0.5 *PASS",
+            "test_scored.py::test_accuracy *tool_call_accuracy *strict_order/ragas *0.5 *PASS",
             "2 trajectory evaluations in 2 tests: 1 passed, 1 failed",
         ]
     )
@@ -51,7 +51,7 @@ def test_graded_results_in_summary_report_and_junit(
     by_key = {r["key"]: r for r in document["results"]}
     accuracy, f1 = by_key["tool_call_accuracy"], by_key["tool_call_f1"]
     assert (accuracy["score"], accuracy["passed"], accuracy["min_score"]) == (0.5, True, 0.5)
-    assert (accuracy["mode"], accuracy["tool_args_mode"]) == ("strict_order", "exact")
+    assert (accuracy["mode"], accuracy["tool_args_mode"]) == ("strict_order", "ragas")
     assert accuracy["origin"] == "assert_tool_call_accuracy"
     assert (f1["score"], f1["passed"], f1["origin"]) == (0.5, False, "tool_call_f1_evaluator")
     assert "min_score" not in f1  # no threshold: a graded score passes at 1
@@ -90,7 +90,7 @@ def test_graded_failure_shows_what_lost_points(project: pytest.Pytester) -> None
     result.stdout.fnmatch_lines(
         [
             "E   *GradedMismatch: Tool-call accuracy 0.50 is below min_score 0.90 (strict order, "
-            "exact args)",
+            "ragas args)",
             "E *  mean argument accuracy 0.50",
             "E *  1. reference call 1 'get_weather' vs output call 1 (message 3) *: args differ "
             "(location_code), scores 0.00",
@@ -227,3 +227,34 @@ def test_min_score_applies_to_a_judges_continuous_score(project: pytest.Pytester
         (0.6, False, 0.7),
         (0.75, True, 0.7),
     ]
+
+
+ARGS_DEFAULT_TESTS = """
+import pytest
+from pytest_agenttraj import assert_tool_call_accuracy
+
+MADE = [{"role": "assistant", "tool_calls": [{"name": "search", "args": {"q": "x", "limit": 5}}]}]
+EXPECTED = [{"name": "search", "args": {"q": "x"}}]
+
+def test_helper():
+    assert_tool_call_accuracy(MADE, EXPECTED)
+
+def test_fixture(tool_call_accuracy_evaluator):
+    assert tool_call_accuracy_evaluator(outputs=MADE, reference_outputs=EXPECTED)["score"] == 1.0
+
+@pytest.mark.trajectory(tool_args="exact")
+def test_marked():
+    assert_tool_call_accuracy(MADE, EXPECTED, min_score=0.5)
+"""
+
+
+def test_graded_accuracy_scores_args_as_ragas_unless_a_mode_is_chosen(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(test_args=ARGS_DEFAULT_TESTS)
+    result = project.runpytest()
+    result.assert_outcomes(passed=3)  # an extra argument is free under Ragas' rule
+    result.stdout.fnmatch_lines(["test_args.py::test_marked *strict_order/exact *0.5 *PASS"])
+    chosen = project.runpytest("--tool-args-mode=exact")
+    chosen.assert_outcomes(passed=1, failed=2)  # exact counts the extra key: 0.5
+    chosen.stdout.fnmatch_lines(["*GradedMismatch: Tool-call accuracy 0.50 is below min_score*"])

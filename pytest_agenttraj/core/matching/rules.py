@@ -3,6 +3,7 @@
 A rule compares one tool's arguments: an args mode (exact, ignore, subset, superset), a list of
 key paths, or a callable; mode rules may leave out some dotted key paths first ("exact except
 these keys"). Reference values may hold matchers (``Regex`` ...), which every rule honours.
+Graded tool-call accuracy has one more mode, ``ragas`` (its default): Ragas' argument rule.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..values import (
 )
 
 __all__ = [
+    "GRADED_ARGS_MODES",
     "TOOL_ARGS_MATCH_MODES",
     "TRAJECTORY_MATCH_MODES",
     "ArgsRule",
@@ -45,8 +47,12 @@ ToolArgsMatchOverrides = dict[
 
 TRAJECTORY_MATCH_MODES: tuple[str, ...] = get_args(TrajectoryMatchMode)
 TOOL_ARGS_MATCH_MODES: tuple[str, ...] = get_args(ToolArgsMatchMode)
+GRADED_ARGS_MODES: tuple[str, ...] = (*TOOL_ARGS_MATCH_MODES, "ragas")
+"""The args modes of graded tool-call accuracy: the matching ones and ``ragas``, the rule of
+Ragas' ``ToolCallAccuracy`` (the reference's keys must match, extra output keys are free, and a
+reference call without arguments matches only a call without arguments)."""
 
-RuleKind = Literal["exact", "ignore", "subset", "superset", "keys", "callable"]
+RuleKind = Literal["exact", "ignore", "subset", "superset", "ragas", "keys", "callable"]
 
 
 def _choices(values: tuple[str, ...]) -> str:
@@ -104,7 +110,7 @@ class ArgsRule:
     def reflexive(self) -> bool:
         """Whether two calls with equal args always match (every mode; not key lists, which
         refuse a missing key, nor callables, which may refuse anything)."""
-        return self.kind in ("exact", "ignore", "subset", "superset")
+        return self.kind in ("exact", "ignore", "subset", "superset", "ragas")
 
     @property
     def hashable(self) -> bool:
@@ -158,6 +164,10 @@ class ArgsRule:
             return _within(output, reference)
         if kind == "superset":
             return _within(reference, output, reference_inside=True)
+        if kind == "ragas":
+            return (bool(reference) or not output) and _within(
+                reference, output, reference_inside=True
+            )
         for path in self.keys:  # a key list
             out, ref = lookup_path(output, path), lookup_path(reference, path)
             if out is MISSING or ref is MISSING or not value_matches(out, ref):
@@ -196,6 +206,8 @@ class ArgsRule:
             return diff_args(output, reference, missing=False)
         if kind == "superset":
             return diff_args(output, reference, unexpected=False)
+        if kind == "ragas":  # extra keys count only against a reference without arguments
+            return diff_args(output, reference, unexpected=not reference)
         if kind == "keys":
             return _key_diffs(output, reference, self.keys)
         return diff_args(output, reference)
@@ -237,7 +249,7 @@ def _within(
     return True
 
 
-_MODE_RULES: dict[str, ArgsRule] = {m: ArgsRule(m) for m in TOOL_ARGS_MATCH_MODES}  # type: ignore[arg-type]
+_MODE_RULES: dict[str, ArgsRule] = {m: ArgsRule(m) for m in GRADED_ARGS_MODES}  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=256)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .accuracy import tool_call_accuracy
 from .calls import GradedCall, read_calls
 from .f1 import tool_call_f1
-from .report import AccuracyReport, CallScore, F1Report, GradedReport, Unpaired
+from .report import AccuracyReport, CallScore, F1Report, GradedReport, Rules, Unpaired
 
 __all__ = [
     "AccuracyReport",
@@ -16,6 +16,7 @@ __all__ = [
     "F1Report",
     "GradedCall",
     "GradedReport",
+    "Rules",
     "Unpaired",
     "read_calls",
     "tool_call_accuracy",

@@ -1,17 +1,23 @@
 """Tool-call accuracy (the Ragas metric): the mean argument accuracy of the paired calls, times
 whether the call sequences align.
 
-Strict order: the reference's tool names must appear in the output in order (extra calls may
-come between); calls pair in that order, the order-preserving pairing with the most argument
-accuracy winning. Any order: every reference call needs a same-named output call; calls pair
-by a maximum-weight assignment. Extra output calls lose no points (tool-call F1 counts them),
-but a reference without calls scores 0 against an output that makes some.
+By default as Ragas' ``ToolCallAccuracy`` scores: in strict order the output's tool names must
+be the reference's, in the same order, and calls pair by position; in any order the names must
+be the same multiset, and each tool's calls pair in the order of their arguments' text (sorted
+by argument name, then by the ``str()`` of each value). No calls against no calls scores 1; no
+calls on one side only scores 0.
+
+The package's own rules are options. ``allow_extra_calls``: the reference's calls need only
+appear in the output (in order, for strict order), extra calls losing no points (tool-call F1
+counts them); calls then pair for the most argument accuracy (in order: the order-preserving
+pairing with the most; any order: a maximum-weight assignment). ``best_pairing``: in any order,
+same-named calls pair by that assignment rather than by their arguments' text.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from ..matching.rules import MatchConfig
@@ -20,7 +26,7 @@ from ..values import json_text
 from .args import ArgScore, arg_accuracy
 from .assignment import max_weight_assignment
 from .calls import GradedCall, read_calls
-from .report import AccuracyReport, CallScore
+from .report import AccuracyReport, CallScore, Rules
 
 __all__ = ["tool_call_accuracy"]
 
@@ -49,7 +55,13 @@ class _Scores:
 
 
 def tool_call_accuracy(
-    outputs: Any, reference: Any, config: MatchConfig, *, strict_order: bool = True
+    outputs: Any,
+    reference: Any,
+    config: MatchConfig,
+    *,
+    strict_order: bool = True,
+    allow_extra_calls: bool = False,
+    best_pairing: bool = False,
 ) -> AccuracyReport:
     """Score ``outputs`` (a trajectory or a list of calls) against ``reference`` (a list of
     ``{"name", "args"}`` calls or a reference trajectory) under ``config``'s args rules."""
@@ -62,15 +74,22 @@ def tool_call_accuracy(
         pairing: Pairing = {}
         if outs:
             problem = f"the reference makes no tool calls and the output makes {len(outs)}"
-    elif strict_order:
-        found = _in_order(outs, refs, scores)
-        if found is None:
-            problem = _order_problem(outs, refs)
-            found = _any_order(outs, refs, scores, config)
-        pairing = found
+    elif allow_extra_calls:
+        problem, pairing = _contained(outs, refs, scores, strict_order)
     else:
-        problem = _count_problem(outs, refs)
-        pairing = _any_order(outs, refs, scores, config)
+        problem, pairing = _aligned(outs, refs, scores, strict_order, best_pairing)
+    rules = Rules(strict_order, allow_extra_calls, best_pairing)
+    return _report(outs, refs, scores, pairing, problem, rules)
+
+
+def _report(
+    outs: list[GradedCall],
+    refs: list[GradedCall],
+    scores: _Scores,
+    pairing: Pairing,
+    problem: str | None,
+    rules: Rules,
+) -> AccuracyReport:
     calls = []
     for i, ref in enumerate(refs):
         j = pairing.get(i)
@@ -82,8 +101,66 @@ def tool_call_accuracy(
     taken = set(pairing.values())
     extra = tuple(c for c in outs if c.position not in taken)
     return AccuracyReport(
-        config, strict_order, tuple(calls), extra, problem is None, problem, len(outs)
+        scores.config, rules, tuple(calls), extra, problem is None, problem, len(outs)
     )
+
+
+def _aligned(
+    outs: list[GradedCall],
+    refs: list[GradedCall],
+    scores: _Scores,
+    strict_order: bool,
+    best_pairing: bool,
+) -> tuple[str | None, Pairing]:
+    """Ragas' alignment: the same tool names (in the same order, for strict order). When they
+    differ, the calls still pair as well as they can, to say which lost points."""
+    names, expected = [o.call.name for o in outs], [r.call.name for r in refs]
+    if strict_order and names == expected:
+        return None, {i: i for i in range(len(refs))}
+    if not strict_order and Counter(names) == Counter(expected):
+        if best_pairing:
+            return None, _any_order(outs, refs, scores, scores.config)
+        return None, _by_argument_text(outs, refs)
+    problem = _count_problem(outs, refs) or _extra_problem(outs, refs)
+    if problem is None:  # the same names in another order
+        problem = _position_problem(outs, refs)
+    found = _in_order(outs, refs, scores) if strict_order else None
+    return problem, found if found is not None else _any_order(outs, refs, scores, scores.config)
+
+
+def _contained(
+    outs: list[GradedCall], refs: list[GradedCall], scores: _Scores, strict_order: bool
+) -> tuple[str | None, Pairing]:
+    """The package's own alignment: the reference's calls appear in the output (in order, for
+    strict order), other calls may come between."""
+    if not strict_order:
+        return _count_problem(outs, refs), _any_order(outs, refs, scores, scores.config)
+    found = _in_order(outs, refs, scores)
+    if found is None:
+        return _order_problem(outs, refs), _any_order(outs, refs, scores, scores.config)
+    return None, found
+
+
+def _argument_text(args: Mapping[str, Any]) -> tuple[str, ...]:
+    """How Ragas orders one tool's calls: by argument name, then the ``str()`` of its value."""
+    return tuple([part for key in sorted(args) for part in (key, str(args[key]))])
+
+
+def _by_argument_text(outs: list[GradedCall], refs: list[GradedCall]) -> Pairing:
+    """Both sides' calls sorted by name and argument text, paired in that order (the sort is
+    stable: equal texts keep their order). The sides hold the same names, so each pair does."""
+    texts: dict[int, tuple[str, ...]] = {}  # calls with equal argument texts share one dict
+
+    def order(call: GradedCall) -> tuple[str, tuple[str, ...]]:
+        args = call.call.args
+        text = texts.get(id(args))
+        if text is None:
+            text = texts[id(args)] = _argument_text(args)
+        return call.call.name, text
+
+    ordered_refs = sorted(range(len(refs)), key=lambda i: order(refs[i]))
+    ordered_outs = sorted(range(len(outs)), key=lambda j: order(outs[j]))
+    return dict(zip(ordered_refs, ordered_outs, strict=True))
 
 
 def _in_order(outs: list[GradedCall], refs: list[GradedCall], scores: _Scores) -> Pairing | None:
@@ -226,6 +303,33 @@ def _count_problem(outs: list[GradedCall], refs: list[GradedCall]) -> str | None
         if made[name] < count
     ]
     return f"the output calls {', '.join(short)}" if short else None
+
+
+def _extra_problem(outs: list[GradedCall], refs: list[GradedCall]) -> str | None:
+    """Which tools the output calls more times than the reference, if any."""
+    expected = Counter(r.call.name for r in refs)
+    extra = [
+        f"{name!r} {count} {'time' if count == 1 else 'times'} for {expected[name]}"
+        for name, count in Counter(o.call.name for o in outs).items()
+        if count > expected[name]
+    ]
+    if not extra:
+        return None
+    return (
+        f"the output makes extra calls ({', '.join(extra)} in the reference), and the calls "
+        "align only when they are the reference's"
+    )
+
+
+def _position_problem(outs: list[GradedCall], refs: list[GradedCall]) -> str:
+    """Where the same tool names first stand in another order."""
+    for out, ref in zip(outs, refs, strict=True):
+        if out.call.name != ref.call.name:
+            return (
+                f"the calls are out of order: output call {out.position} is "
+                f"{out.call.name!r} where reference call {ref.position} is {ref.call.name!r}"
+            )
+    return "the calls are not in the reference's order"
 
 
 def _order_problem(outs: list[GradedCall], refs: list[GradedCall]) -> str:

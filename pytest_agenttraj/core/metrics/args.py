@@ -3,8 +3,10 @@ rule compares, so one wrong argument of three scores 2/3.
 
 Each rule counts the keys it cares about: ``exact`` every key of either side, ``superset`` the
 reference's keys (the output may add more), ``subset`` the output's keys (it may leave some
-out), a key list its paths; ``ignore`` scores 1. A callable, or any rule without keys, scores 1
-or 0 by its verdict. The score is 1 exactly when the rule says the arguments match.
+out), a key list its paths; ``ignore`` scores 1. ``ragas`` counts the reference's keys as
+``superset`` does, but a reference call without arguments scores 0 against a call with some (as
+Ragas' ``ToolCallAccuracy`` does). A callable, or any rule without keys, scores 1 or 0 by its
+verdict. The score is 1 exactly when the rule says the arguments match.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ def arg_accuracy(
     if kind == "exact":
         keys = [*reference, *(k for k in output if k not in reference)]
     elif kind == "superset":
+        keys = list(reference)
+    elif kind == "ragas":
+        if not reference:  # the output has arguments, or the rule would have matched
+            return ArgScore(0.0, tuple(output))
         keys = list(reference)
     elif kind == "subset":
         keys = list(output)

@@ -10,7 +10,15 @@ from ..matching.explain import call_text
 from ..matching.rules import MatchConfig
 from .calls import GradedCall
 
-__all__ = ["AccuracyReport", "CallScore", "F1Report", "GradedReport", "Unpaired", "call_label"]
+__all__ = [
+    "AccuracyReport",
+    "CallScore",
+    "F1Report",
+    "GradedReport",
+    "Rules",
+    "Unpaired",
+    "call_label",
+]
 
 CallStatus = Literal["matched", "args_differ", "missing"]
 
@@ -60,13 +68,33 @@ class CallScore:
         return f"{head}: args differ ({keys}), scoring {self.score:.2f}"
 
 
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """How tool-call accuracy aligned and paired the calls: Ragas' rules unless
+    ``allow_extra_calls`` (the reference's calls need only appear in the output) or
+    ``best_pairing`` (in any order, pair for the most argument accuracy)."""
+
+    strict_order: bool = True
+    allow_extra_calls: bool = False
+    best_pairing: bool = False
+
+    def describe(self) -> str:
+        """``strict order``, ``any order, extra calls allowed``, ..."""
+        parts = ["strict order" if self.strict_order else "any order"]
+        if self.allow_extra_calls:
+            parts.append("extra calls allowed")
+        elif self.best_pairing and not self.strict_order:
+            parts.append("best pairing")
+        return ", ".join(parts)
+
+
 @dataclass(frozen=True)
 class AccuracyReport:
     """Tool-call accuracy: per reference call the paired output call and its argument accuracy;
     the score is their mean when the call sequences align, else 0."""
 
     config: MatchConfig
-    strict_order: bool
+    rules: Rules
     calls: tuple[CallScore, ...]
     extra: tuple[GradedCall, ...]
     aligned: bool
@@ -89,8 +117,13 @@ class AccuracyReport:
         return self.arg_accuracy if self.aligned else 0.0
 
     @property
+    def strict_order(self) -> bool:
+        return self.rules.strict_order
+
+    @property
     def order(self) -> str:
-        return "strict order" if self.strict_order else "any order"
+        """The alignment rules in words: ``strict order``, ``any order, extra calls allowed``."""
+        return self.rules.describe()
 
     def reasons(self) -> list[str]:
         """What lost points, most important first: the alignment, then each call."""
@@ -109,6 +142,8 @@ class AccuracyReport:
     def metadata(self) -> dict[str, Any]:
         return {
             "strict_order": self.strict_order,
+            "allow_extra_calls": self.rules.allow_extra_calls,
+            "best_pairing": self.rules.best_pairing,
             "tool_args": self.config.tool_args,
             "aligned": self.aligned,
             "alignment_problem": self.problem,
@@ -166,8 +201,10 @@ class F1Report:
 
     @property
     def score(self) -> float:
+        """F1 rounded to four decimal places, as Ragas gives it (precision and recall are
+        not rounded)."""
         p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r > 0 else 0.0
+        return round(2 * p * r / (p + r), 4) if p + r > 0 else 0.0
 
     def reasons(self) -> list[str]:
         found = []

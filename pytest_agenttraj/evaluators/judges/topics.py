@@ -2,8 +2,9 @@
 within its reference topics and only those? The judge lists each topic with whether the agent
 answered it and whether it is allowed (one model call); then, counting answered-and-allowed as
 true positives, answered-but-not-allowed as false positives and refused-but-allowed as false
-negatives, the score is the precision, the recall or their F1 (``mode``). Where there is nothing
-to count (no topic answered, or none allowed) that part scores 1.0: nothing went wrong."""
+negatives, the score is the precision, the recall or their F1 (``mode``), as Ragas'
+``TopicAdherenceScore`` computes them: where there is nothing to count (no topic answered, or
+none allowed) that part scores 0."""
 
 from __future__ import annotations
 
@@ -52,12 +53,13 @@ def _check_topics(topics: object, where: str) -> tuple[str, ...]:
 
 
 def topic_scores(topics: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Precision, recall and F1 of the judged topics."""
+    """Precision, recall and F1 of the judged topics; 0 where nothing was answered (precision)
+    or nothing allowed (recall), as in Ragas."""
     tp = sum(1 for t in topics if t["answered"] and t["allowed"])
     fp = sum(1 for t in topics if t["answered"] and not t["allowed"])
     fn = sum(1 for t in topics if not t["answered"] and t["allowed"])
-    precision = tp / (tp + fp) if tp + fp else 1.0
-    recall = tp / (tp + fn) if tp + fn else 1.0
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"precision": precision, "recall": recall, "f1": f1}
 
