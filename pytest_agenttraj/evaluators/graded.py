@@ -66,7 +66,7 @@ def graded_config(
     accuracy = metric == "tool_call_accuracy"
     if tool_args is None:
         tool_args = "ragas" if accuracy else "exact"
-    if tool_args == "ragas" and accuracy:
+    if tool_args == "ragas" and accuracy:  # a graded mode, which make_config does not know
         return dataclasses.replace(
             make_config("unordered", "superset", overrides), tool_args="ragas"
         )
