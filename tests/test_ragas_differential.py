@@ -4,10 +4,13 @@ Ragas needs packages that conflict with this environment's, so it lives in its o
 (``make .venv-ragas``, which ``make test`` builds). Every case is scored there by
 ``tests/ragas_scores.py`` in one subprocess call (cases in, scores out, as JSON), with both of
 Ragas' classes of each metric; here by the package's evaluators with their defaults. The scores
-must be equal on every generated case. The generated argument values are ones where Ragas' own
-comparisons (``str()`` text for tool-call accuracy, Python equality for F1) agree with JSON
-equality; where they do not, and on the other deliberate differences, the documented examples
-(docs/differences.md) are checked against Ragas too: Ragas' number and this package's.
+must be equal on every generated case, but for the two deliberate differences the generator
+makes: F1 of a case with repeated calls must equal Ragas' F1 of it once the repeats are dropped
+(Ragas counts a set), and F1 of no calls against none is 1.0 here. The generated argument values
+are ones where Ragas' own comparisons (``str()`` text for tool-call accuracy, Python equality
+for F1) agree with JSON equality; where they do not, and on the other deliberate differences,
+the documented examples (docs/differences.md) are checked against Ragas too: Ragas' number and
+this package's.
 
 The LLM metrics get the same scripted judge verdicts on both sides: Ragas through a stand-in for
 its LLM, this package through a scripted chat model; no model or network is used.
@@ -20,6 +23,7 @@ import json
 import math
 import random
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -506,3 +510,11 @@ def test_generated_cases_cover_what_differed() -> None:
     topics = [c for c in cases if c["metric"] == "topic_adherence"]
     assert any(c["topics"] and all(c["refused"]) for c in topics)
     assert any(not c["topics"] for c in topics)
+
+
+def test_a_missing_ragas_environment_says_how_to_build_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "RAGAS_PYTHON", tmp_path / "bin" / "python")
+    with pytest.raises(pytest.fail.Exception, match=r"run `make \.venv-ragas`"):
+        ragas_scores([])
