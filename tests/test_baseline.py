@@ -145,7 +145,20 @@ def test_other_settings_and_versions_are_flagged() -> None:
         ("{", "is not valid JSON (line 1, column 2"),
         ('"x"', "is not a trajectory report"),
         ('{"version": 1}', "is not a trajectory report"),
-        ('{"version": "1", "results": []}', "has report version '1'"),
+        ('{"version": 2, "results": []}', "has report version 2"),
+        ('{"version": "1", "results": []}', "field 'version': expected a whole number, got '1'"),
+        ('{"version": true, "results": []}', "field 'version': expected a whole number, got True"),
+        ('{"version": 1.0, "results": []}', "field 'version': expected a whole number, got 1.0"),
+        (
+            '{"version": 1, "results": [], "complete": "yes"}',
+            "field 'complete': expected true or false, got 'yes'",
+        ),
+        ('{"version": 1, "results": [], "complete": 0}', "field 'complete': expected true or"),
+        ('{"version": 1, "results": [], "summary": []}', "field 'summary': expected an object"),
+        (
+            '{"version": 1, "results": [], "incomplete_reason": 3}',
+            "field 'incomplete_reason': expected a string, got 3",
+        ),
         ('{"version": 1, "results": {}}', "'results' must be a list"),
         (
             '{"version": 1, "results": [{"nodeid": "a"}]}',

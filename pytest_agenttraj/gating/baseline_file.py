@@ -71,12 +71,21 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
             "and 'results'"
         )
     version = document.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise BaselineError(
+            f"baseline {path}: field 'version': expected a whole number, got {_short(version)}"
+        )
     if version != REPORT_VERSION:
         raise BaselineError(
             f"baseline {path} has report version {_short(version)}; this pytest-agenttraj "
             f"reads version {REPORT_VERSION}: make a new baseline with this version"
         )
-    if document.get("complete") is False:
+    complete = document.get("complete")
+    if complete is not None and not isinstance(complete, bool):
+        raise BaselineError(
+            f"baseline {path}: field 'complete': expected true or false, got {_short(complete)}"
+        )
+    if complete is False:
         reason = document.get("incomplete_reason")
         raise BaselineError(
             f"baseline {path} is the report of a run that did not finish "
@@ -127,14 +136,18 @@ _FIELDS: tuple[tuple[str, str, Any], ...] = (
 )
 
 
+_TOP_FIELDS: tuple[tuple[str, str, type], ...] = (
+    ("settings", "an object", dict),
+    ("summary", "an object", dict),
+    ("package_version", "a string", str),
+    ("incomplete_reason", "a string", str),
+)
+
+
 def _check_top(path: Path, document: Mapping[str, Any]) -> None:
-    settings = document.get("settings")
-    if settings is not None and not isinstance(settings, dict):
-        raise BaselineError(
-            f"baseline {path}: field 'settings': expected an object, got {_short(settings)}"
-        )
-    version = document.get("package_version")
-    if version is not None and not isinstance(version, str):
-        raise BaselineError(
-            f"baseline {path}: field 'package_version': expected a string, got {_short(version)}"
-        )
+    for name, expected, kind in _TOP_FIELDS:
+        value = document.get(name)
+        if value is not None and not isinstance(value, kind):
+            raise BaselineError(
+                f"baseline {path}: field {name!r}: expected {expected}, got {_short(value)}"
+            )

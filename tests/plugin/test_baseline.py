@@ -128,6 +128,14 @@ def test_graded_scores_and_tolerance(project: pytest.Pytester) -> None:
             "this pytest-agenttraj reads version 1*",
         ),
         (
+            '{"version": true, "results": []}',
+            "ERROR: baseline */base.json: field 'version': expected a whole number, got True",
+        ),
+        (
+            '{"version": 1, "complete": "yes", "results": []}',
+            "ERROR: baseline */base.json: field 'complete': expected true or false, got 'yes'",
+        ),
+        (
             '{"version": 1, "results": [{"key": "k"}]}',
             "ERROR: baseline */base.json: result 0, field 'nodeid': expected a string, got None",
         ),
