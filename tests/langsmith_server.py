@@ -29,10 +29,11 @@ Every request is recorded (``server.requests``), bodies are decompressed (gzip,
 deflate, zstd) and multipart bodies are split into parts.  Convenience accessors
 (``feedback()``, ``runs()``, ``examples()``, ``datasets``, ``sessions``) merge what
 arrived over both transports.  ``fault`` injects failures: ``"500"``, ``"429"``
-(with ``Retry-After: 0``), ``"hang"`` (every request sleeps ``hang_seconds``, then
-is answered normally; the sleep is cut short when the server stops) or ``"drip"`` (the
-answer is sent one byte every ``drip_seconds``, so that no read waits long enough to time
-out).  ``fault_on`` narrows the fault to some requests, e.g. ingestion only::
+(with ``Retry-After: 0``), ``"401"`` (the answer to a key LangSmith does not accept),
+``"hang"`` (every request sleeps ``hang_seconds``, then is answered normally; the sleep is
+cut short when the server stops) or ``"drip"`` (the answer is sent one byte every
+``drip_seconds``, so that no read waits long enough to time out).  ``fault_on`` narrows
+the fault to some requests, e.g. ingestion only::
 
     FakeLangSmith(fault="500", fault_on=lambda method, path: path.startswith("/runs"))
 
@@ -77,7 +78,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 Mode = Literal["multipart", "legacy"]
-Fault = Literal["500", "429", "hang", "drip"]
+Fault = Literal["500", "429", "401", "hang", "drip"]
 _DRIP = "x-fake-drip"  # internal: tells the handler to drip this answer
 
 TENANT_ID = "00000000-0000-4000-8000-00000000fa4e"
@@ -365,7 +366,7 @@ class FakeLangSmith:
     ) -> None:
         if mode not in ("multipart", "legacy"):
             raise ValueError(f"mode must be 'multipart' or 'legacy', not {mode!r}")
-        if fault not in (None, "500", "429", "hang", "drip"):
+        if fault not in (None, "500", "429", "401", "hang", "drip"):
             raise ValueError(f"unknown fault {fault!r}")
         self.mode: Mode = mode
         self.fault: Fault | None = fault
@@ -603,6 +604,9 @@ class FakeLangSmith:
         elif fault == "429":
             rec.status = 429
             return 429, {"detail": "Too Many Requests (injected fault)"}, {"Retry-After": "0"}
+        elif fault == "401":
+            rec.status = 401
+            return 401, {"detail": "Invalid token (injected fault)"}, {}
 
         status, payload = self._dispatch(rec)
         rec.status = status

@@ -117,16 +117,17 @@ RIGHT = [{"role": "user", "content": "hi"},
          {"role": "assistant", "content": "done"}]
 
 
+# First: the first tracked test is the one whose tracking fails when LangSmith does.
+def test_fails(assert_trajectory):
+    assert_trajectory(RIGHT[:1] + RIGHT[3:], RIGHT)
+
+
 def test_one(assert_trajectory):
     assert_trajectory(RIGHT, RIGHT)
 
 
 def test_two(trajectory_evaluator):
     assert trajectory_evaluator(outputs=RIGHT, reference_outputs=RIGHT)["score"]
-
-
-def test_fails(assert_trajectory):
-    assert_trajectory(RIGHT[:1] + RIGHT[3:], RIGHT)
 
 
 @pytest.mark.langsmith
@@ -225,13 +226,20 @@ def _warnings(run: Run) -> list[str]:
     return [line for line in _output(run).splitlines() if "agenttraj: WARNING" in line]
 
 
-def _assert_no_key(run: Run, server: FakeLangSmith | None = None) -> None:
+def _assert_no_key(
+    run: Run, server: FakeLangSmith | None = None, files: Path | None = None
+) -> None:
+    """The key is nowhere: not in the output, the report, what was uploaded, nor (with
+    ``files``) any file under that folder but the test's own sources."""
     assert KEY not in _output(run)
     assert KEY[:5] + "*" not in _output(run)  # langsmith's masked form
     assert KEY not in json.dumps(run.report)
     if server is not None:
         leaks = [str(r) for r in server.requests if KEY.encode() in r.body]
         assert leaks == []
+    if files is not None:
+        written = [p for p in files.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+        assert [p.name for p in written if KEY[:12].encode() in p.read_bytes()] == []
 
 
 # ------------------------------------------------------------------ the round trip
@@ -406,7 +414,7 @@ def test_langsmith_output_without_langsmiths_plugin(
         )
     # No live table, no -qq: pytest's normal output, and our logging.
     run.result.assert_outcomes(passed=4, failed=1)
-    run.result.stdout.fnmatch_lines(["test_agent.py ..F..*", "*output vs reference*"])
+    run.result.stdout.fnmatch_lines(["test_agent.py F....*", "*output vs reference*"])
     names = sorted(r["name"] for r in server.runs().values())
     assert names == ["test_fails", "test_one", "test_two", "test_user_marked"]
     keys = sorted(f["key"] for f in server.feedback())
@@ -501,45 +509,84 @@ def _uploads(_method: str, path: str) -> bool:
     return path.startswith(("/runs", "/feedback", "/examples", "/v1/platform"))
 
 
+_XDIST = ("-n", "2")
+
 FAULTS = [
-    pytest.param("refused", "multipart", None, "connection refused", id="refused"),
-    pytest.param("500", "multipart", None, "/info answered 500", id="500"),
-    pytest.param("429", "multipart", None, "/info answered 429", id="429"),
-    pytest.param("hang", "multipart", None, "/info: no *answer within 0.5 s", id="hang"),
+    pytest.param("refused", "multipart", None, "connection refused", (), id="refused"),
+    pytest.param("500", "multipart", None, "/info answered 500", (), id="500"),
+    pytest.param("429", "multipart", None, "/info answered 429", (), id="429"),
+    pytest.param("401", "multipart", None, "/info answered 401", (), id="401"),
+    pytest.param("hang", "multipart", None, "/info: no *answer within 0.5 s", (), id="hang"),
+    # after the probe, the first request (reading the dataset) of the first test, which fails
     pytest.param(
-        "500", "multipart", _tracked_paths, "GET /datasets answered 500", id="500-after-probe"
+        "500", "multipart", _tracked_paths, "GET /datasets answered 500", (), id="500-after-probe"
     ),
-    pytest.param("429", "legacy", _uploads, "answered 429", id="429-uploads"),
-    pytest.param("hang", "legacy", _uploads, "answer within 1 s", id="hang-uploads"),
+    pytest.param(
+        "500",
+        "multipart",
+        _tracked_paths,
+        "GET /datasets answered 500",
+        _XDIST,
+        id="500-after-probe-xdist",
+    ),
+    pytest.param(
+        "401",
+        "multipart",
+        _tracked_paths,
+        "GET /datasets answered 401 (check LANGSMITH_API_KEY)",
+        (),
+        id="401-after-probe",
+    ),
+    pytest.param(
+        "hang",
+        "multipart",
+        _tracked_paths,
+        "GET /datasets got no complete answer within 1 s",
+        (),
+        id="hang-after-probe",
+    ),
+    pytest.param("429", "legacy", _uploads, "answered 429", (), id="429-uploads"),
+    pytest.param("hang", "legacy", _uploads, "answer within 1 s", (), id="hang-uploads"),
     # one byte every 0.2 s: a timeout that restarts with each byte would wait minutes
-    pytest.param("drip", "multipart", None, "no complete answer within 0.5 s", id="drip"),
+    pytest.param("drip", "multipart", None, "no complete answer within 0.5 s", (), id="drip"),
     pytest.param(
-        "drip", "multipart", _tracked_paths, "no complete answer within 1 s", id="drip-after-probe"
+        "drip",
+        "multipart",
+        _tracked_paths,
+        "no complete answer within 1 s",
+        (),
+        id="drip-after-probe",
     ),
-    pytest.param("drip", "legacy", _uploads, "no complete answer within", id="drip-uploads"),
+    pytest.param("drip", "legacy", _uploads, "no complete answer within", (), id="drip-uploads"),
 ]
 
 
-@pytest.mark.parametrize(("fault", "mode", "fault_on", "reason"), FAULTS)
-def test_a_langsmith_fault_changes_no_outcome(
+@pytest.mark.parametrize(("fault", "mode", "fault_on", "reason", "args"), FAULTS)
+def test_a_langsmith_fault_changes_no_outcome_and_shows_no_key(
     pytester: pytest.Pytester,
     langsmith_env: pytest.MonkeyPatch,
     fault: str,
     mode: Mode,
     fault_on: Any,
     reason: str,
+    args: tuple[str, ...],
 ) -> None:
+    """Whatever LangSmith does, the tests' outcomes are their own, the failing test's failure
+    shows its own error only (no LangSmith traceback chained to it), one warning says what
+    happened, and no output or file of the run holds the API key."""
     _project(pytester, FAULT_TESTS, ini="filterwarnings = error")
     # the defaults (2 s probe, 5 s read, 8 s drain) work the same, only slower
     langsmith_env.setenv(TIMEOUTS_ENV, "probe=0.5,connect=0.5,read=1,drain=2")
+    langsmith_env.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "step-summary.md"))
+    outputs = ("--trajectory-langsmith", "--junitxml=junit.xml", "-rA", *args)
     if fault == "refused":
-        run = _run(pytester, langsmith_env, refused_url(), "--trajectory-langsmith")
+        run = _run(pytester, langsmith_env, refused_url(), *outputs)
         server = None
     else:
         with FakeLangSmith(
             mode=mode, fault=fault, fault_on=fault_on, hang_seconds=600, drip_seconds=0.2
         ) as server:
-            run = _run(pytester, langsmith_env, server.url, "--trajectory-langsmith")
+            run = _run(pytester, langsmith_env, server.url, *outputs)
     print(f"{fault}/{mode}: session {run.seconds:.1f}s, last test -> exit {run.exit_seconds:.1f}s")
     run.result.assert_outcomes(passed=4, failed=1)  # as without logging
     assert run.report is not None
@@ -548,10 +595,16 @@ def test_a_langsmith_fault_changes_no_outcome(
     assert fnmatch.fnmatch(warning, f"*{reason}*")
     assert "Test outcomes and reports are not affected" in warning
     assert "Traceback" not in _output(run)
+    assert "During handling of the above exception" not in _output(run)
+    assert "LangSmithError" not in _output(run)
+    junit = (pytester.path / "junit.xml").read_text()
+    assert junit.count("<failure") == 1
+    assert "LangSmith" not in junit
+    assert (pytester.path / "step-summary.md").exists()
     assert run.exit_seconds is not None
     assert run.exit_seconds < 15
     assert run.seconds < 30  # the whole run, start-up included: no fault waits it out
-    _assert_no_key(run, server)
+    _assert_no_key(run, server, files=pytester.path)
 
 
 LATE_FAULT_CONFTEST = (

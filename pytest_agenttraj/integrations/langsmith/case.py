@@ -26,6 +26,7 @@ class Case:
     entered: bool = False
     body_done: bool = False
     body_error: BaseException | None = None
+    body_chain: tuple[BaseException | None, BaseException | None, bool] | None = None
     finished: bool = False
     untracked: bool = False
     run: Any = None
@@ -39,8 +40,24 @@ class Case:
     def reset(self) -> None:
         """Before each run of the test's body (a plugin may run it more than once)."""
         self.entered = self.body_done = self.finished = False
-        self.body_error = self.run = self.inputs = None
+        self.body_error = self.body_chain = self.run = self.inputs = None
         self.outputs, self.references, self.slots = {}, {}, {}
+
+    def body_raised(self, error: BaseException) -> None:
+        """The test's body raised ``error``: remember it, and what it was chained to then."""
+        self.body_error = error
+        self.body_chain = (error.__cause__, error.__context__, error.__suppress_context__)
+
+    def own_error(self, raised: BaseException) -> BaseException:
+        """The error to fail the test with when its tracked run raised ``raised``: the body's
+        own, chained as the body left it (LangSmith's wrapper may have raised another, or
+        handled the body's while it failed itself), else ``raised``."""
+        error = self.body_error
+        if error is None:
+            return raised
+        if self.body_chain is not None:
+            error.__cause__, error.__context__, error.__suppress_context__ = self.body_chain
+        return error
 
     def add_pending(self, evaluation: Evaluation, by_caller: bool) -> None:
         with self.lock:

@@ -1,7 +1,11 @@
 """What pytest calls in place of a tracked test: the test's body marked on its case (entered,
 done, raised), inside LangSmith's tracing context, with a fallback that runs the bare test when
 tracking fails before the body starts. An error the body raised is the test's own; one raised
-after a passing body is dropped."""
+after a passing body is dropped.
+
+A LangSmith error never reaches a test's failure: the fallback runs, and the body's own error is
+raised again, outside the handler of that error, so that Python chains nothing to it (a chained
+langsmith traceback would show its request arguments, the API key among them)."""
 
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ def body_of(
             try:
                 result = await func(*args, **ready(kwargs))
             except BaseException as error:
-                case.body_error = error
+                case.body_raised(error)
                 raise
             finally:
                 finish(case)
@@ -51,7 +55,7 @@ def body_of(
         try:
             result = func(*args, **ready(kwargs))
         except BaseException as error:
-            case.body_error = error
+            case.body_raised(error)
             raise
         finally:
             finish(case)
@@ -92,30 +96,35 @@ def make_runner(
 ) -> Callable[..., Any]:
     """What pytest calls instead of the test: ``attempt`` (tracked). An error the test's body
     raised propagates; one raised before the body started means tracking failed, and
-    ``fallback`` (the bare test) runs instead; one raised after a passing body is dropped."""
+    ``fallback`` (the bare test) runs instead; one raised after a passing body is dropped.
+
+    What runs instead runs after the ``except`` block, never inside it: an exception raised
+    while another is handled gets that one as its ``__context__``, and pytest would print the
+    LangSmith error's traceback under the test's own failure.
+    """
 
     settle = functools.partial(_instead, fallback, case, on_untracked, on_late)
     if is_async:
 
         async def async_runner(**testargs: Any) -> Any:
+            if fallback is not None:
+                case.reset()  # nothing of an earlier run (a repeat's attempt) decides this one
             try:
                 return await _awaitable(attempt(testargs))
             except Exception as error:
                 instead = settle(error)
-                if instead is None:
-                    raise
-                return await _awaitable(instead(testargs))
+            return await _awaitable(instead(testargs))
 
         return async_runner
 
     def runner(**testargs: Any) -> Any:
+        if fallback is not None:
+            case.reset()  # nothing of an earlier run (a repeat's attempt) decides this one
         try:
             return attempt(testargs)
         except Exception as error:
             instead = settle(error)
-            if instead is None:
-                raise
-            return instead(testargs)
+        return instead(testargs)
 
     return runner
 
@@ -126,17 +135,24 @@ def _instead(
     on_untracked: Hook,
     on_late: Hook,
     error: Exception,
-) -> Callable[[Mapping[str, Any]], Any] | None:
-    """After the tracked attempt raised ``error``: what to run instead (``None``: re-raise)."""
+) -> Callable[[Mapping[str, Any]], Any]:
+    """After the attempt raised ``error``: what to run instead (the bare test, nothing, or the
+    raising of the error that is the test's own). Without a fallback the attempt was the bare
+    test, and ``error`` its own."""
     if fallback is None:
-        return None
+        return functools.partial(_raise, error)
     if not case.entered:
         on_untracked(case, error)
         return fallback
     if case.body_done and case.body_error is None:
         on_late(case, error)
         return _nothing
-    return None
+    return functools.partial(_raise, case.own_error(error))
+
+
+def _raise(error: BaseException, testargs: Mapping[str, Any]) -> None:  # noqa: ARG001
+    """Raise the test's own error (called outside any ``except`` block, so nothing is chained)."""
+    raise error
 
 
 def _nothing(testargs: Mapping[str, Any]) -> None:
