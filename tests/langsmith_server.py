@@ -363,6 +363,7 @@ class FakeLangSmith:
         drip_seconds: float = 1.0,
         zstd: bool = True,
         fault_on: Callable[[str, str], bool] | None = None,
+        prefix: str = "",
     ) -> None:
         if mode not in ("multipart", "legacy"):
             raise ValueError(f"mode must be 'multipart' or 'legacy', not {mode!r}")
@@ -375,6 +376,9 @@ class FakeLangSmith:
         self.zstd = zstd
         self.fault_on = fault_on
         """When set, ``fault`` only hits requests for which ``fault_on(method, path)``."""
+        self.prefix = prefix.rstrip("/")
+        """A path the API lives under (``/api/v1``, as on a self-hosted LangSmith): part of
+        ``url``, and taken off every request's path before it is recorded and answered."""
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -445,7 +449,8 @@ class FakeLangSmith:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        """The API's endpoint: ``http://127.0.0.1:<port>`` and the ``prefix``."""
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:
         with self._lock:
@@ -567,6 +572,8 @@ class FakeLangSmith:
     ) -> tuple[int, Any, dict[str, str]]:
         """Record and answer one request. Status 0 means: drop the connection."""
         split = urlsplit(target)
+        if self.prefix and split.path.startswith(self.prefix + "/"):
+            split = split._replace(path=split.path[len(self.prefix) :])
         lower_headers = {k.lower(): v for k, v in headers.items()}
         content_type = lower_headers.get("content-type")
         rec = Recorded(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from langsmith_server import FakeLangSmith, Mode, refused_url
+from langsmith_server import TENANT_ID, FakeLangSmith, Mode, refused_url
 
 from .conftest import INNER_ADDOPTS
 
@@ -347,13 +347,19 @@ def test_round_trip_multipart(pytester: pytest.Pytester, langsmith_env: pytest.M
     out = run.result.stdout
     out.fnmatch_lines(["*LangSmith logging on (--trajectory-langsmith)*"])
     out.fnmatch_lines(["*output vs reference*"])
+    # An endpoint that does not say where its web app is (no /api path, not LangSmith's
+    # cloud): the experiment's name, and no link (langsmith's guess, http://localhost, would
+    # not resolve).
     out.fnmatch_lines(
         [
             "*- LangSmith -*",
             "agenttraj: 9 result(s) from 7 tracked test(s) logged to LangSmith",
-            "  experiment '*': http://*/datasets/*/compare?selectedSessions=*",
+            "  experiment '*'",
         ]
     )
+    (line,) = [line for line in out.lines if line.startswith("  experiment '")]
+    assert line == f"  experiment '{server.sessions[0]['name']}'"
+    assert "localhost" not in _output(run)
     assert _warnings(run) == []
 
 
@@ -362,7 +368,8 @@ def test_round_trip_legacy_with_langsmith_output(
 ) -> None:
     # langsmith's plugin loaded first: it registers the flag, ours finds it.
     _project(pytester, TRACKED_TESTS)
-    with FakeLangSmith(mode="legacy") as server:
+    # a self-hosted LangSmith's endpoint: the web app is at the same address, without /api/v1
+    with FakeLangSmith(mode="legacy", prefix="/api/v1") as server:
         run = _run(
             pytester,
             langsmith_env,
@@ -373,10 +380,18 @@ def test_round_trip_legacy_with_langsmith_output(
             "agenttraj",
             "--langsmith-output",
         )
+        web = f"http://127.0.0.1:{server.port}/o/{TENANT_ID}/datasets/"
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert {"POST /feedback", "POST /runs/batch"} <= set(server.endpoints())
     _check_round_trip(server, run)
     assert "Test Suite: agenttraj-tests" in run.result.stdout.str()  # langsmith's live table
+    # the experiment's link, in our summary and in langsmith's table, is where the app is
+    (experiment,) = server.sessions
+    (dataset,) = server.datasets
+    link = f"{web}{dataset['id']}/compare?selectedSessions={experiment['id']}"
+    run.result.stdout.fnmatch_lines([f"  experiment '{experiment['name']}': {link}"])
+    assert "".join(run.result.stdout.str().split()).count(link) == 2  # the table wraps it
+    assert "localhost" not in _output(run)
     assert "already defined" not in _output(run)
     assert _warnings(run) == []
 
@@ -399,6 +414,10 @@ def test_langsmith_output_with_ours_loaded_first(
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED
     assert "already defined" not in _output(run)
     assert "Test Suite: agenttraj-tests" in run.result.stdout.str()
+    # no link where the endpoint does not say where the web app is: langsmith's table shows
+    # "--" rather than its guess (http://localhost/o/..., which does not resolve)
+    run.result.stdout.fnmatch_lines(["LangSmith URL: --*"])
+    assert "localhost" not in _output(run)
     keys = sorted(f["key"] for f in server.feedback() if f["key"] != "pass")
     assert keys == ["trajectory_strict_match"] * 4
     assert _warnings(run) == []
@@ -426,7 +445,7 @@ def test_ini_key_under_xdist_logs_into_one_experiment(
     pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
 ) -> None:
     _project(pytester, FAULT_TESTS, ini="trajectory_langsmith = true")
-    with FakeLangSmith() as server:
+    with FakeLangSmith(prefix="/api/v1") as server:
         run = _run(pytester, langsmith_env, server.url, "-n", "2")
     run.result.assert_outcomes(passed=4, failed=1)
     run.result.stdout.fnmatch_lines(["*trajectory_langsmith = true*", "*output vs reference*"])
@@ -769,6 +788,25 @@ def test_the_guard_refuses_after_the_deadline() -> None:
             link.client.read_project(project_name="p")
         link.client.cleanup()
     assert server.endpoints() == []
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "app"),
+    [
+        ("https://api.smith.langchain.com", "https://smith.langchain.com"),
+        ("https://eu.api.smith.langchain.com", "https://eu.smith.langchain.com"),
+        ("https://langsmith.example.com/api/v1", "https://langsmith.example.com"),
+        ("http://localhost:1980/api/v1/", "http://localhost:1980"),
+        ("https://user:secret@ls.example.com/base/api", "https://ls.example.com/base"),
+        ("http://localhost:1984", None),
+        ("http://127.0.0.1:8080/", None),
+        ("https://langsmith.example.com", None),
+    ],
+)
+def test_the_web_app_is_where_the_endpoint_says_or_unknown(endpoint: str, app: str | None) -> None:
+    from pytest_agenttraj.integrations.langsmith.link import web_url
+
+    assert web_url(endpoint) == app
 
 
 def test_workers_stats_add_up_to_one_warning() -> None:

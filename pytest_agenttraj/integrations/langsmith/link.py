@@ -50,6 +50,7 @@ __all__ = [
     "endpoint",
     "probe",
     "public_url",
+    "web_url",
 ]
 
 _DEFAULTS = Timeouts()
@@ -87,6 +88,34 @@ def public_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+_CLOUD_HOST = "smith.langchain.com"
+_API_PATHS = ("/api/v1", "/api")
+
+
+def web_url(api_url: str) -> str | None:
+    """The address of the LangSmith web app that shows what the API at ``api_url`` stores, when
+    the endpoint tells: for LangSmith's cloud (``*.smith.langchain.com``) the app langsmith names;
+    for an endpoint ending in ``/api`` or ``/api/v1`` (a self-hosted LangSmith serves the app and
+    the API from one address) the endpoint without that path. Otherwise ``None``: langsmith would
+    guess ``http://localhost`` for any local endpoint, port and path dropped, or LangSmith's cloud
+    for any other, and neither shows a self-hosted experiment.
+
+    >>> web_url("http://localhost:1980/api/v1"), web_url("http://127.0.0.1:1984")
+    ('http://localhost:1980', None)
+    """
+    parts = urlsplit(api_url)
+    host = (parts.hostname or "").lower()
+    if host == _CLOUD_HOST or host.endswith("." + _CLOUD_HOST):
+        return str(ls_utils.get_host_url(None, api_url))
+    path = parts.path.rstrip("/")
+    for suffix in _API_PATHS:
+        if path.endswith(suffix):
+            return public_url(
+                urlunsplit((parts.scheme, parts.netloc, path[: -len(suffix)], "", ""))
+            )
+    return None
 
 
 @dataclass(frozen=True)
@@ -330,6 +359,7 @@ class Link:
         self.timeouts = timeouts
         self.guard = Guard(connect=timeouts.connect, read=timeouts.read)
         self.api_url = api_url
+        self.web_url = web_url(api_url)
         self.session = GuardedSession(self.guard)
         retry = Retry(
             total=1,
@@ -348,6 +378,7 @@ class Link:
             self.client = langsmith.Client(
                 api_url=api_url,
                 api_key=key,
+                web_url=self.web_url,  # links in langsmith's table too (None: its own guess)
                 session=self.session,
                 retry_config=retry,
                 timeout_ms=(int(timeouts.connect * 1000), int(timeouts.read * 1000)),
@@ -386,10 +417,16 @@ class Link:
             self._datasets[suite] = found
             return found
 
+    def guessed_web_url(self) -> str | None:
+        """langsmith's own guess of the web app's address, when the endpoint does not tell it
+        (``None`` when it does): links made from it are not printed."""
+        return None if self.web_url is not None else str(ls_utils.get_host_url(None, self.api_url))
+
     def experiment_url(self, experiment: str, suite: str | None) -> str | None:
         """Where to see ``experiment`` (one request): the comparison view of ``suite``'s
-        dataset with it selected, else the experiment's own page."""
-        if self.guard.refusal() is not None:
+        dataset with it selected, else the experiment's own page; ``None`` when the endpoint
+        does not tell where its web app is (see ``web_url``)."""
+        if self.web_url is None or self.guard.refusal() is not None:
             return None
         try:
             project = self.client.read_project(project_name=experiment)

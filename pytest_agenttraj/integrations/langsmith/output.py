@@ -20,7 +20,14 @@ import pytest
 
 from .options import OUTPUT_DEST, tracking_disabled
 
-__all__ = ["LIVE_PLUGIN", "check_output_option", "live_table", "restore_reporting", "status"]
+__all__ = [
+    "LIVE_PLUGIN",
+    "check_output_option",
+    "hide_guessed_links",
+    "live_table",
+    "restore_reporting",
+    "status",
+]
 
 LIVE_PLUGIN = "langsmith_output_plugin"
 _LANGSMITH_PLUGIN = "langsmith_plugin"
@@ -58,6 +65,18 @@ def check_output_option(config: pytest.Config) -> None:
 def live_table(config: pytest.Config) -> Any:
     """langsmith's live table, while it is shown."""
     return config.pluginmanager.get_plugin(LIVE_PLUGIN)
+
+
+def hide_guessed_links(config: pytest.Config, guessed: str | None) -> None:
+    """Take the experiment links made from ``guessed`` (langsmith's guess of where the web app
+    is, e.g. ``http://localhost`` for any local endpoint) out of langsmith's table: it shows
+    ``--`` instead, as before it knows a link, never one that does not resolve."""
+    urls = getattr(live_table(config), "test_suite_urls", None)
+    if guessed is None or not isinstance(urls, dict):
+        return
+    for suite, url in list(urls.items()):
+        if isinstance(url, str) and url.startswith(guessed):
+            urls[suite] = "--"
 
 
 def restore_reporting(config: pytest.Config) -> bool:

@@ -28,7 +28,7 @@ import pytest
 
 from .case import Case, parameters, pick, unlogged
 from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
-from .output import restore_reporting
+from .output import hide_guessed_links, restore_reporting
 from .payload import REDACTED, input_messages, to_payload
 from .runner import body_of, make_runner, within
 from .selection import TrajectoryTests
@@ -331,6 +331,8 @@ class LangSmithSink:
 
         case.entered = True
         self._adopt(case, langsmith.get_current_run_tree())
+        if self.link is not None:
+            hide_guessed_links(self.config, self.link.guessed_web_url())
 
     def _adopt(self, case: Case, run: Any) -> None:
         """``run`` is the test's LangSmith run: count the test and note its experiment."""
