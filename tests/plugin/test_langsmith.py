@@ -96,6 +96,11 @@ class TestInAClass:
         assert_trajectory(RIGHT, RIGHT)
 
 
+@pytest.mark.trajectory  # tracked, with a run in the experiment, but no evaluation
+def test_evaluates_nothing():
+    assert True
+
+
 def test_not_tracked():
     assert True
 '''.replace("%KEY%", KEY)
@@ -263,6 +268,7 @@ def _check_round_trip(server: FakeLangSmith, run: Run) -> None:
         "test_async",
         "test_method",
         "test_repeated",
+        "test_evaluates_nothing",
     }
     (experiment,) = server.sessions
     assert {r["session_name"] for r in runs.values()} == {experiment["name"]}
@@ -301,6 +307,7 @@ def _check_round_trip(server: FakeLangSmith, run: Run) -> None:
         "test_langchain_messages": [1],
         "test_async": [1],
         "test_method": [1],
+        "test_evaluates_nothing": [1],
     }
     assert ours("test_async") == [(True, None)]
     assert ours("test_method") == [(True, None)]
@@ -316,7 +323,7 @@ def _check_round_trip(server: FakeLangSmith, run: Run) -> None:
     assert len(two["trajectory"]) == 6
     assert len(two["trajectory_2"]) == 4
     examples = {e["id"]: e for e in server.examples()}
-    assert len(examples) == 7
+    assert len(examples) == 8
     example = examples[passes_run["reference_example_id"]]
     assert example["outputs"]["trajectory"] == passes_run["outputs"]["trajectory"]
     # Inputs: the trajectory's input messages, never fixtures (tmp_path, model).
@@ -340,7 +347,7 @@ def test_round_trip_multipart(pytester: pytest.Pytester, langsmith_env: pytest.M
     _project(pytester, TRACKED_TESTS, ini="filterwarnings = error")  # logging warns nothing
     with FakeLangSmith(mode="multipart") as server:
         run = _run(pytester, langsmith_env, server.url, "--trajectory-langsmith")
-    run.result.assert_outcomes(passed=7, failed=1)
+    run.result.assert_outcomes(passed=8, failed=1)
     assert "POST /runs/multipart" in server.endpoints()
     _check_round_trip(server, run)
     # pytest's normal output is intact: the diff, and the summary with the experiment's URL.
@@ -350,10 +357,15 @@ def test_round_trip_multipart(pytester: pytest.Pytester, langsmith_env: pytest.M
     # An endpoint that does not say where its web app is (no /api path, not LangSmith's
     # cloud): the experiment's name, and no link (langsmith's guess, http://localhost, would
     # not resolve).
+    # Both summaries count evaluations, and the tests that made one, alike; the LangSmith line
+    # says why its own numbers differ: the repeated test's two attempts are two results there,
+    # and the test that evaluates nothing has a run.
     out.fnmatch_lines(
         [
+            "8 trajectory evaluations in 7 tests: 6 passed, 2 failed (7 of 9 attempts passed)",
             "*- LangSmith -*",
-            "agenttraj: 9 result(s) from 7 tracked test(s) logged to LangSmith",
+            "agenttraj: 8 evaluation(s) in 7 test(s) logged to LangSmith (as 9 results: a "
+            "repeated test logs each attempt's; 1 more tracked test made none)",
             "  experiment '*'",
         ]
     )
@@ -498,7 +510,11 @@ def test_tests_marked_langsmith_are_logged_without_the_switch(
     assert keys("test_openevals_logs_its_own") == ["pass", "trajectory_unordered_match"]
     assert keys("test_caller_logs_feedback") == ["pass", "trajectory_strict_match"]
     run.result.stdout.fnmatch_lines(
-        ["agenttraj: 1 result(s) from 1 tracked test(s) logged to LangSmith"]
+        [
+            "2 trajectory evaluations in 2 tests: 2 passed, 0 failed",
+            "agenttraj: 2 evaluation(s) in 2 test(s) logged to LangSmith (1 with the feedback "
+            "its test logged itself)",
+        ]
     )
     assert _warnings(run) == []
     _assert_no_key(run, server)
@@ -812,13 +828,22 @@ def test_the_web_app_is_where_the_endpoint_says_or_unknown(endpoint: str, app: s
 def test_workers_stats_add_up_to_one_warning() -> None:
     total = LangSmithStats()
     for worker in range(2):
-        stats = LangSmithStats(tracked_tests=2, logged_results=3, untracked_tests=1)
+        stats = LangSmithStats(
+            tracked_tests=2,
+            logged_results=3,
+            logged_evaluations=2,
+            evaluated_tests=2,
+            untracked_tests=1,
+        )
         stats.fail(f"GET /datasets answered 500 (worker {worker})")
         stats.experiments["exp:1"] = "http://x/compare" if worker else None
         total.merge(json.loads(json.dumps(stats.as_json())))
     lines = total.lines()
     assert [kind for kind, _ in lines].count("warning") == 1
-    assert lines[0][1].startswith("agenttraj: 6 result(s) from 4 tracked test(s) handed to")
+    assert lines[0][1] == (
+        "agenttraj: 4 evaluation(s) in 4 test(s) handed to LangSmith; some may be missing (see "
+        "the warning) (as 6 results: a repeated test logs each attempt's)"
+    )
     assert lines[1] == ("info", "  experiment 'exp:1': http://x/compare")
     assert "(worker 0)" in lines[2][1]
     assert "2 test(s) ran without LangSmith tracking" in lines[2][1]

@@ -7,12 +7,22 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ...evaluators.scope import Evaluation
 
-__all__ = ["Case", "parameters", "pick", "unlogged"]
+__all__ = ["Case", "Pending", "parameters", "pick", "unlogged"]
+
+
+class Pending(NamedTuple):
+    """An evaluation waiting to be logged into its test's run: whether its caller logs the
+    feedback itself (``langsmith.testing.trace_feedback``), and its identity in the run's
+    results (key without the match mode, occurrence), which a repeated test's attempts share."""
+
+    evaluation: Evaluation
+    by_caller: bool
+    identity: tuple[str, int]
 
 
 @dataclass
@@ -30,7 +40,7 @@ class Case:
     finished: bool = False
     untracked: bool = False
     run: Any = None
-    pending: list[tuple[Evaluation, bool]] = field(default_factory=list)
+    pending: list[Pending] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)  # threads append to pending
     outputs: dict[str, Any] = field(default_factory=dict)
     references: dict[str, Any] = field(default_factory=dict)
@@ -59,11 +69,11 @@ class Case:
             error.__cause__, error.__context__, error.__suppress_context__ = self.body_chain
         return error
 
-    def add_pending(self, evaluation: Evaluation, by_caller: bool) -> None:
+    def add_pending(self, pending: Pending) -> None:
         with self.lock:
-            self.pending.append((evaluation, by_caller))
+            self.pending.append(pending)
 
-    def take_pending(self) -> list[tuple[Evaluation, bool]]:
+    def take_pending(self) -> list[Pending]:
         with self.lock:
             taken, self.pending = self.pending, []
         return taken
@@ -93,6 +103,6 @@ def pick(names: frozenset[str] | None, testargs: Mapping[str, Any]) -> dict[str,
     return {k: v for k, v in testargs.items() if names is None or k in names}
 
 
-def unlogged(pending: list[tuple[Evaluation, bool]]) -> int:
+def unlogged(pending: list[Pending]) -> int:
     """Results among ``pending`` whose feedback the sink owed (not logged by their caller)."""
-    return sum(1 for _, by_caller in pending if not by_caller)
+    return sum(1 for entry in pending if not entry.by_caller)

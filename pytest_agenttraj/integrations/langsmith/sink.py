@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .case import Case, parameters, pick, unlogged
+from ...evaluators.result import evaluator_family
+from .case import Case, Pending, parameters, pick, unlogged
 from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
 from .payload import REDACTED, input_messages, to_payload
@@ -72,6 +73,8 @@ class LangSmithSink:
         self._trajectory_tests = TrajectoryTests()
         self._our_experiments: set[str] = set()
         self._tracked: set[str] = set()
+        self._logged: set[tuple[str, str, int]] = set()  # (test, evaluator, occurrence)
+        self._evaluated_tests: set[str] = set()
         self._untracked_ids: set[str] = set()
         self._lock = threading.Lock()
         if self.enabled and not self.langsmith_active:
@@ -389,7 +392,9 @@ class LangSmithSink:
 
     # -------------------------------------------------------------- logging
 
-    def pytest_agenttraj_evaluated(self, item: pytest.Item, evaluation: Evaluation) -> None:
+    def pytest_agenttraj_evaluated(
+        self, item: pytest.Item, record: Mapping[str, Any], evaluation: Evaluation
+    ) -> None:
         if self.tracking_off:
             return
         case = item.stash.get(_CASE, None)
@@ -406,17 +411,24 @@ class LangSmithSink:
 
         current = langsmith.get_current_run_tree()
         by_caller = current is not None and "reference_run_id" in (current.metadata or {})
-        if not case.managed:
-            # langsmith runs this test and nothing here runs after its body: log now, in its
-            # run, or not at all (e.g. tracing is off, or a thread made the evaluation)
-            root = current is not None and getattr(current, "parent_run_id", None) is None
-            if case.run is None and root and not by_caller:
-                self._adopt(case, current)
-            if current is None or current is not case.run:
-                return
-        case.add_pending(evaluation, by_caller)
+        identity = (evaluator_family(str(record.get("key"))), int(record.get("index", 0) or 0))
+        pending = Pending(evaluation, by_caller, identity)
+        if not case.managed and not self._in_users_run(case, current, pending):
+            return
+        case.add_pending(pending)
         if current is not None and current is case.run:
             self._log_pending(case)
+
+    def _in_users_run(self, case: Case, current: Any, pending: Pending) -> bool:
+        """langsmith runs this test and nothing here runs after its body: log now, in its run,
+        or not at all (e.g. tracing is off, or a thread made the evaluation). Whether to log."""
+        root = current is not None and getattr(current, "parent_run_id", None) is None
+        if case.run is None and root and not pending.by_caller:
+            self._adopt(case, current)
+        if pending.by_caller:  # the test logs this result's feedback itself: count it only
+            self._count_logged(case, pending)
+            return False
+        return current is not None and current is case.run
 
     def _count_untracked_evaluation(self, item: pytest.Item) -> None:
         """An evaluation in a test that is not tracked: counted, for the summary's hint."""
@@ -443,10 +455,29 @@ class LangSmithSink:
                     self.stats.unlogged_results += left
 
     def _log_pending(self, case: Case) -> None:
-        for evaluation, by_caller in case.take_pending():
-            self._log(case, evaluation, feedback=not by_caller)
+        for pending in case.take_pending():
+            if self._log(case, pending.evaluation, feedback=not pending.by_caller):
+                self._count_logged(case, pending)
 
-    def _log(self, case: Case, evaluation: Evaluation, *, feedback: bool) -> None:
+    def _count_logged(self, case: Case, pending: Pending) -> None:
+        """Count a logged evaluation as the trajectory results do: once per identity (a
+        repeated test logs each attempt's), and its test once."""
+        with self._lock:
+            if not pending.by_caller:
+                self.stats.logged_results += 1
+            key = (case.nodeid, *pending.identity)
+            if key not in self._logged:
+                self._logged.add(key)
+                if pending.by_caller:
+                    self.stats.caller_logged += 1
+                else:
+                    self.stats.logged_evaluations += 1
+            if case.nodeid not in self._evaluated_tests:
+                self._evaluated_tests.add(case.nodeid)
+                self.stats.evaluated_tests += 1
+
+    def _log(self, case: Case, evaluation: Evaluation, *, feedback: bool) -> bool:
+        """Log one evaluation into the test's run; whether it was logged."""
         from langsmith import testing as t
 
         result = evaluation.result
@@ -465,12 +496,12 @@ class LangSmithSink:
                 t.log_reference_outputs({**logged_reference_outputs(), **case.references})
             if feedback:
                 t.log_feedback(**self._feedback(result))
-                with self._lock:
-                    self.stats.logged_results += 1
         except Exception as error:  # never let logging fail a test: count it, say it once
             with self._lock:
                 self.stats.unlogged_results += int(feedback)
                 self.stats.note(f"logging a result raised {self._describe(error)}")
+            return False
+        return True
 
     def _feedback(self, result: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"key": str(result.get("key") or "trajectory")}

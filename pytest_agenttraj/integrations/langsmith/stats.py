@@ -15,7 +15,10 @@ class LangSmithStats:
     """What one process did; workers send theirs to the controller, which adds them up."""
 
     tracked_tests: int = 0
-    logged_results: int = 0
+    logged_results: int = 0  # feedback entries: a repeated test logs each attempt's
+    logged_evaluations: int = 0  # evaluations as the trajectory results count them
+    evaluated_tests: int = 0  # tracked tests with an evaluation logged (by us or the test)
+    caller_logged: int = 0  # evaluations whose feedback the test logged itself
     untracked_tests: int = 0  # would have been tracked, ran without LangSmith after a failure
     unlogged_results: int = 0  # made in a tracked test but could not be logged
     untracked_evaluations: int = 0  # made in tests that are not tracked
@@ -39,6 +42,9 @@ class LangSmithStats:
         for name in (
             "tracked_tests",
             "logged_results",
+            "logged_evaluations",
+            "evaluated_tests",
+            "caller_logged",
             "untracked_tests",
             "unlogged_results",
             "untracked_evaluations",
@@ -53,6 +59,31 @@ class LangSmithStats:
             if url or name not in self.experiments:
                 self.experiments[str(name)] = url
 
+    def _logged_line(self) -> str:
+        """What was logged, counted as the trajectory results count (evaluations, and tests
+        that made one), with what makes LangSmith's own numbers differ: a repeated test logs
+        one result per attempt, a test may log its own feedback, and a tracked test that made
+        no evaluation still has its run.
+        """
+        done = (
+            "logged to LangSmith"
+            if self.failure is None
+            else "handed to LangSmith; some may be missing (see the warning)"
+        )
+        line = (
+            f"agenttraj: {self.logged_evaluations + self.caller_logged} evaluation(s) in "
+            f"{self.evaluated_tests} test(s) {done}"
+        )
+        notes = []
+        if self.logged_results != self.logged_evaluations:
+            notes.append(f"as {self.logged_results} results: a repeated test logs each attempt's")
+        if self.caller_logged:
+            notes.append(f"{self.caller_logged} with the feedback its test logged itself")
+        idle = self.tracked_tests - self.evaluated_tests
+        if idle > 0:
+            notes.append(f"{idle} more tracked test{'s' if idle != 1 else ''} made none")
+        return line + (f" ({'; '.join(notes)})" if notes else "")
+
     def lines(self) -> list[tuple[str, str]]:
         """``(kind, text)`` lines for the terminal summary; kind is ``info`` or ``warning``.
 
@@ -60,18 +91,7 @@ class LangSmithStats:
         """
         out: list[tuple[str, str]] = []
         if self.experiments:
-            done = (
-                "logged to LangSmith"
-                if self.failure is None
-                else "handed to LangSmith; some may be missing (see the warning)"
-            )
-            out.append(
-                (
-                    "info",
-                    f"agenttraj: {self.logged_results} result(s) from {self.tracked_tests} "
-                    f"tracked test(s) {done}",
-                )
-            )
+            out.append(("info", self._logged_line()))
         for name, url in self.experiments.items():
             out.append(("info", f"  experiment {name!r}" + (f": {url}" if url else "")))
         lost = []
