@@ -20,7 +20,7 @@ from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
-from .settings import MARKER_HELP, session_settings
+from .settings import MARKER_HELP, SUMMARY_INI, session_settings, summary_setting
 from .unused_files import namer
 from .unused_references import REFERENCES, UnusedReferences
 
@@ -98,6 +98,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="",
     )
     parser.addini(
+        SUMMARY_INI,
+        "print the trajectory results and repeats in the terminal summary (default true; "
+        "false leaves them to the report, the gates and LangSmith)",
+        type="bool",
+        default=True,
+    )
+    parser.addini(
         "trajectory_ignore_keys",
         "dotted key paths left out of every tool's args when comparing, one per line "
         "(see --trajectory-ignore-keys)",
@@ -117,6 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = TrajectorySession(config, session_settings(config))
     session.judge_cache = judge_cache_for(config)
     session.judge_timeout = judge_timeout_for(config)
+    session.show_summary = summary_setting(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
     collection = Collection(config, {REFERENCES.folder: namer(REFERENCES, config.rootpath)})

@@ -124,6 +124,7 @@ class TrajectorySession:
         self.tagged_groups: tuple[str, ...] | None = None
         self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
         self.judge_timeout: float | None = None  # the run's judge timeout (0: none), likewise
+        self.show_summary = True  # the ini key trajectory_summary, set at configure time
 
     def tag_tests(self, groups: Sequence[str]) -> None:
         """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
@@ -441,7 +442,7 @@ class TrajectorySession:
         verbosity = self.config.get_verbosity()
         if verbosity < -1 and self.config.pluginmanager.has_plugin(_LANGSMITH_TABLE):
             verbosity = -1  # -qq came from langsmith's --langsmith-output: keep the totals
-        if self.is_worker or verbosity < -1:
+        if self.is_worker or verbosity < -1 or not self.show_summary:
             return
         if self.repeats and verbosity >= 0:
             terminalreporter.write_sep("=", "trajectory repeats")

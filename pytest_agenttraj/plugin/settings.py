@@ -25,7 +25,17 @@ from .pass_rules import PassRule, parse_pass_rule
 if TYPE_CHECKING:
     from ..core.usage import UsageRules
 
-__all__ = ["MARKER_ARGS", "USAGE_ARGS", "TrajectorySettings", "item_settings", "session_settings"]
+__all__ = [
+    "MARKER_ARGS",
+    "SUMMARY_INI",
+    "USAGE_ARGS",
+    "TrajectorySettings",
+    "item_settings",
+    "session_settings",
+    "summary_setting",
+]
+
+SUMMARY_INI = "trajectory_summary"
 
 USAGE_ARGS = ("required", "forbidden", "max_calls", "max_total_calls", "max_steps")
 """Marker arguments that set tool-usage rules, checked on every trajectory the test evaluates."""
@@ -134,6 +144,14 @@ class TrajectorySettings:
         if self.usage:
             document["usage"] = self.usage.as_json()
         return document
+
+
+def summary_setting(config: pytest.Config) -> bool:
+    """``trajectory_summary``: whether the terminal summary shows the trajectory results."""
+    try:
+        return bool(config.getini(SUMMARY_INI))
+    except (ValueError, pytest.UsageError) as error:  # pytest's message does not name the key
+        raise pytest.UsageError(f"invalid {SUMMARY_INI} ({error}): use true or false") from None
 
 
 def _pick(config: pytest.Config, option: str, flag: str, ini: str) -> tuple[str, str, str] | None:

@@ -79,3 +79,54 @@ def test_long_tables_are_capped_by_default(project: pytest.Pytester) -> None:
     result = project.runpytest()
     result.stdout.fnmatch_lines(["... 5 more rows (-v shows all)", "25 trajectory evaluations *"])
     assert "... 5 more rows" not in project.runpytest("-v").stdout.str()
+
+
+REPEATED = """
+import pytest
+
+@pytest.mark.trajectory(repeat=2)
+def test_repeated(reference, trajectory_evaluator):
+    trajectory_evaluator(outputs=reference, reference_outputs=reference)
+"""
+
+
+def test_the_ini_key_turns_the_summary_off_and_nothing_else(
+    project: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    """``trajectory_summary = false``: no results or repeats section; the evaluations are still
+    recorded (the report has them, a gate judges them), and ``-o`` turns the summary back on."""
+    project.makepyfile(TESTS, test_repeated=REPEATED)
+    ini = project.path / "pytest.ini"
+    ini.write_text(ini.read_text() + "\ntrajectory_summary = false\n")
+    off = project.runpytest("--trajectory-report=report.json", *plugin_args)
+    off.assert_outcomes(passed=4)
+    for text in ("trajectory results", "trajectory repeats", "trajectory evaluations", "PASS"):
+        assert text not in off.stdout.str()
+    report = (project.path / "report.json").read_text()
+    assert report.count('"nodeid"') == 3
+    gate = project.runpytest("--trajectory-min-pass-rate=1.0", *plugin_args)
+    assert gate.ret == pytest.ExitCode.TESTS_FAILED  # the failed evaluation still counts
+    on = project.runpytest("-o", "trajectory_summary=true", *plugin_args)
+    on.stdout.fnmatch_lines(
+        [
+            "*= trajectory repeats =*",
+            "*= trajectory results =*",
+            "3 trajectory evaluations in 3 tests: 2 passed, 1 failed*",
+        ]
+    )
+
+
+def test_a_bad_summary_value_is_a_usage_error(project: pytest.Pytester) -> None:
+    project.makepyfile(TESTS)
+    result = project.runpytest("-o", "trajectory_summary=sometimes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*invalid trajectory_summary (*'sometimes'*): use true or false*"])
+
+
+def test_the_projects_own_suite_prints_no_summary_of_the_evaluations_it_provokes(
+    request: pytest.FixtureRequest,
+) -> None:
+    """This suite's tests call the evaluators on purpose (thousands of evaluations, half of
+    them failing by design); its configuration turns the plugin's terminal summary off, so a
+    green run does not end with an alarming table. Inner pytester runs have their own ini."""
+    assert request.config.getini("trajectory_summary") is False
