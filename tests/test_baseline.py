@@ -12,6 +12,9 @@ from pytest_agenttraj.errors import BaselineError
 from pytest_agenttraj.gating.baseline import compare
 from pytest_agenttraj.gating.baseline_file import load_baseline
 
+PLAIN = {"kind": "value"}
+MATCH = {"kind": "match", "mode": "strict", "tool_args": "exact", "allow_empty": False}
+
 
 def rec(name: str, passed: bool, score: Any = None, index: int = 0, **extra: Any) -> dict[str, Any]:
     return {
@@ -20,6 +23,7 @@ def rec(name: str, passed: bool, score: Any = None, index: int = 0, **extra: Any
         "index": index,
         "passed": passed,
         "score": passed if score is None else score,
+        "settings": PLAIN,
         **extra,
     }
 
@@ -36,19 +40,158 @@ def test_identity_is_nodeid_key_and_occurrence() -> None:
 
 
 def test_the_match_mode_is_not_part_of_the_identity() -> None:
-    before = rec("a", True, key="trajectory_strict_match", mode="strict", tool_args_mode="exact")
+    before = rec("a", True, key="trajectory_strict_match", settings=MATCH)
     after = rec(
-        "a", False, key="trajectory_unordered_match", mode="unordered", tool_args_mode="exact"
+        "a", False, key="trajectory_unordered_match", settings={**MATCH, "mode": "unordered"}
     )
     comparison = compare(base(before), [after], settings={"mode": "unordered"})
-    assert [(c.label(), c.reason) for c in comparison.regressions] == [
+    assert [(c.label(), c.reason) for c in comparison.not_comparable] == [
         (
             "t.py::a trajectory_unordered_match",
-            "passed -> failed (mode strict/exact -> unordered/exact)",
+            "judged under other settings: mode strict -> unordered; passed -> failed",
         )
     ]
-    assert comparison.new == comparison.vanished == []
+    assert comparison.new == comparison.vanished == comparison.regressions == []
     assert comparison.failed
+    accepted = compare(base(before), [after], allow_changed_settings=True)
+    assert [c.reason for c in accepted.regressions] == [
+        "passed -> failed (judged under other settings: mode strict -> unordered)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "shown"),
+    [
+        ({"mode": "superset"}, "mode strict -> superset"),
+        ({"mode": "in_order"}, "mode strict -> in_order"),
+        ({"tool_args": "ignore"}, "tool_args exact -> ignore"),
+        ({"tool_args": "subset"}, "tool_args exact -> subset"),
+        ({"overrides": {"search": "ignore"}}, 'overrides (none) -> {"search": "ignore"}'),
+        ({"ignore_keys": ["ts"]}, "ignore_keys (none) -> [ts]"),
+        ({"allow_empty": True}, "allow_empty false -> true"),
+        ({"matchers": ["search.q: ANY"]}, "matchers (none) -> [search.q: ANY]"),
+        ({"usage": {"forbidden": []}}, 'usage (none) -> {"forbidden": []}'),
+        ({"repeat": 3, "pass_rule": "majority"}, "pass_rule (none) -> majority, repeat"),
+        ({"min_score": 0.5}, "min_score (none) -> 0.5"),
+        ({"kind": "graded"}, "kind match -> graded"),
+    ],
+)
+def test_a_result_judged_under_looser_or_other_settings_is_not_comparable(
+    change: dict[str, Any], shown: str
+) -> None:
+    """Every change that is not known to tighten the check makes a result not comparable, even
+    when it still passes: the change it judges may have loosened the check that passes it."""
+    comparison = compare(
+        base(rec("a", True, settings=MATCH)), [rec("a", True, settings={**MATCH, **change})]
+    )
+    (change_seen,) = comparison.not_comparable
+    assert change_seen.reason.startswith(f"judged under other settings: {shown}")
+    assert change_seen.reason.endswith("; passed -> passed")
+    assert comparison.failed
+    assert comparison.unchanged == 0
+    assert (
+        compare(
+            base(rec("a", True, settings=MATCH)),
+            [rec("a", True, settings={**MATCH, **change})],
+            allow_changed_settings=True,
+        ).failures
+        == []
+    )
+
+
+def test_a_judges_prompt_or_model_that_changed_is_named() -> None:
+    judge = {"model": "ChatX(a)", "model_params": "1111", "prompt": "aaaa", "setup": "bbbb"}
+    before = rec("a", True, settings={"kind": "judge", "judge": judge})
+    after = rec("a", True, settings={"kind": "judge", "judge": {**judge, "prompt": "cccc"}})
+    (change,) = compare(base(before), [after]).not_comparable
+    assert (
+        change.reason == "judged under other settings: judge.prompt aaaa -> cccc; passed -> passed"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ({"tool_args": "ignore"}, {"tool_args": "exact"}),
+        ({"tool_args": "subset"}, {"tool_args": "exact"}),
+        ({"tool_args": "ignore"}, {"tool_args": "superset"}),
+        ({"ignore_keys": ["a", "b"]}, {"ignore_keys": ["a"]}),
+        ({"ignore_keys": ["a"]}, {}),
+        ({"allow_empty": True}, {"allow_empty": False}),
+        ({"min_score": 0.5}, {"min_score": 0.8}),
+        ({"min_score": 0.5}, {}),  # no threshold is 1
+        (
+            {"tool_args": "ignore", "allow_empty": True},
+            {"tool_args": "subset", "allow_empty": False},
+        ),
+    ],
+)
+def test_settings_that_only_tighten_are_compared(
+    before: dict[str, Any], after: dict[str, Any]
+) -> None:
+    old = rec("a", True, settings={**MATCH, **before})
+    new = rec("a", False, settings={**MATCH, **after})
+    comparison = compare(base(old), [new])
+    assert comparison.not_comparable == []
+    (regression,) = comparison.regressions  # compared, so a fall is a regression
+    assert "(tightened: " in regression.reason
+    kept = compare(base(old), [rec("a", True, settings={**MATCH, **after})])
+    assert not kept.failed
+    assert kept.unchanged == 1
+    assert [c.reason.split(" (")[0] for c in kept.other_settings] == ["passed -> passed"]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ({"tool_args": "exact"}, {"tool_args": "subset"}),
+        ({"tool_args": "subset"}, {"tool_args": "superset"}),
+        ({"ignore_keys": ["a"]}, {"ignore_keys": ["b"]}),
+        ({"min_score": 0.8}, {"min_score": 0.5}),
+        ({"tool_args": "ignore", "mode": "strict"}, {"tool_args": "exact", "mode": "unordered"}),
+    ],
+)
+def test_a_change_that_loosens_anywhere_is_not_comparable(
+    before: dict[str, Any], after: dict[str, Any]
+) -> None:
+    old = rec("a", True, settings={**MATCH, **before})
+    new = rec("a", True, settings={**MATCH, **after})
+    assert len(compare(base(old), [new]).not_comparable) == 1
+
+
+def test_args_modes_tighten_only_for_trajectory_matches() -> None:
+    graded = {"kind": "graded", "mode": "any_order", "tool_args": "ignore"}
+    old = rec("a", True, score=0.9, settings=graded)
+    new = rec("a", True, score=0.9, settings={**graded, "tool_args": "exact"})
+    assert len(compare(base(old), [new]).not_comparable) == 1
+
+
+def test_a_baseline_result_without_settings_is_not_comparable() -> None:
+    """A report of an earlier version says nothing of the settings its results were judged
+    under: none of them can vouch for this run."""
+    old = {k: v for k, v in rec("a", True).items() if k != "settings"}
+    new = rec("a", True, settings={**MATCH, "mode": "superset"})
+    comparison = compare(base(old), [new])
+    (change,) = comparison.not_comparable
+    assert change.reason == (
+        "the baseline does not record the settings it was judged under (a report of an earlier "
+        "pytest-agenttraj); now allow_empty=false, mode=superset, tool_args=exact; "
+        "passed -> passed"
+    )
+    assert comparison.lines()[-2:] == [
+        "baseline: 0 regressed, 0 improved, 0 new, 0 vanished, 1 not comparable, 0 unchanged",
+        "not comparable: judged under other settings than the baseline's, so a pass says "
+        "nothing (the change may have loosened the check); make a new baseline with these "
+        "settings, or pass --trajectory-allow-changed-settings to judge them anyway",
+    ]
+    assert not compare(base(old), [new], allow_changed_settings=True).failed
+
+
+def test_equal_fingerprints_are_the_same_settings() -> None:
+    old = {**rec("a", True), "settings_id": "abc"}
+    old.pop("settings")
+    new = {**rec("a", True, settings=MATCH), "settings_id": "abc"}
+    assert compare(base(old), [new]).unchanged == 1
 
 
 def test_a_failing_new_result_and_a_vanished_passing_one_fail_the_gate() -> None:
@@ -188,6 +331,14 @@ def test_other_settings_and_versions_are_flagged() -> None:
             "result 0, field 'passed': expected true or false",
         ),
         ('{"version": 1, "results": [], "settings": []}', "field 'settings': expected an object"),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "settings": "strict"}]}',
+            "result 0, field 'settings': expected an object, got 'strict'",
+        ),
+        (
+            '{"version": 1, "results": [{"nodeid": "a", "key": "k", "settings_id": 7}]}',
+            "result 0, field 'settings_id': expected a string, got 7",
+        ),
         (
             '{"version": 1, "results": [], "complete": false, "incomplete_reason": "interrupted"}',
             "did not finish ('interrupted')",

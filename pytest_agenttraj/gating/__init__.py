@@ -63,6 +63,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "fail the session",
     )
     group.addoption(
+        "--trajectory-allow-changed-settings",
+        dest="trajectory_allow_changed_settings",
+        action="store_true",
+        default=False,
+        help="with --trajectory-baseline: a result judged under other settings than the "
+        "baseline's (mode, args rules, matchers, usage rules, judge, pass rule) is compared "
+        "anyway, instead of failing the session as not comparable",
+    )
+    group.addoption(
         OPTION,
         dest="trajectory_min_pass_rate",
         action="append",
@@ -130,6 +139,9 @@ def pytest_configure(config: pytest.Config) -> None:
             session,
             allow_new_failures=bool(config.getoption("trajectory_allow_new_failures", False)),
             allow_vanished=bool(config.getoption("trajectory_allow_vanished", False)),
+            allow_changed_settings=bool(
+                config.getoption("trajectory_allow_changed_settings", False)
+            ),
         )
         plugins.append((gate, "agenttraj-baseline"))
     if thresholds:
@@ -139,7 +151,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("xmlpath", default=None):
         from .junit import JunitProperties
 
-        plugins.append((JunitProperties(session), "agenttraj-junit"))
+        plugins.append((JunitProperties(session, gate), "agenttraj-junit"))
     summary_path = os.environ.get(STEP_SUMMARY_ENV)
     if summary_path:
         from .step_summary import StepSummary

@@ -1,9 +1,18 @@
 """Compare a run's results with an earlier run's JSON report: what regressed, improved, appeared
-and vanished. Pure: no pytest, no terminal; the plugin's gate uses it.
+and vanished, and which results cannot be compared. Pure: no pytest, no terminal; the plugin's
+gate uses it.
 
 A result's identity is (test nodeid, evaluator key, occurrence index within the test). A
 *regression* is a result that passed in the baseline and fails now, or whose graded score or pass
 rate fell by more than the tolerance.
+
+A result judged under other settings than its baseline's (``settings`` in its record: mode, args
+mode, overrides, ignored keys, matchers, tool-usage rules, the judge's prompt and model, pass
+rules; see ``pytest_agenttraj.plugin.record_settings``) is *not comparable*: its verdict says
+nothing about the agent, since the change that it judges may have loosened the check itself. It
+fails the gate unless the run accepts changed settings (``allow_changed_settings``), which judges
+it as usual. Settings that only tighten the check (see ``tightened``) are compared as usual. A
+baseline result without settings (a report of an earlier version) is not comparable either.
 """
 
 from __future__ import annotations
@@ -13,9 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evaluators.result import evaluator_family
-from ..plugin.results import mode_label
+from .settings_change import settings_change
 
-__all__ = ["Change", "Comparison", "compare", "identity"]
+__all__ = ["ACCEPT_OPTION", "Change", "Comparison", "compare", "identity"]
+
+ACCEPT_OPTION = "--trajectory-allow-changed-settings"
 
 Identity = tuple[str, str, int]
 
@@ -63,6 +74,8 @@ class Comparison:
     improvements: list[Change] = field(default_factory=list)
     new: list[Change] = field(default_factory=list)
     vanished: list[Change] = field(default_factory=list)
+    not_comparable: list[Change] = field(default_factory=list)
+    other_settings: list[Change] = field(default_factory=list)  # unchanged, settings accepted
     unchanged: int = 0
     warnings: list[str] = field(default_factory=list)
     allow_new_failures: bool = False
@@ -79,7 +92,7 @@ class Comparison:
     @property
     def failures(self) -> list[Change]:
         """Every change that fails the gate, regressions first."""
-        out = list(self.regressions)
+        out = [*self.regressions, *self.not_comparable]
         if not self.allow_new_failures:
             out += self.new_failures
         if not self.allow_vanished:
@@ -97,11 +110,13 @@ class Comparison:
         failing = {id(c) for c in self.failures}
         groups = (
             ("REGRESSED", self.regressions),
+            ("NOT COMPARABLE", self.not_comparable),
             ("NEW FAILURE", [c for c in self.new if id(c) in failing]),
             ("VANISHED", [c for c in self.vanished if id(c) in failing]),
             ("improved", self.improvements),
             ("new", [c for c in self.new if id(c) not in failing]),
             ("vanished", [c for c in self.vanished if id(c) not in failing]),
+            ("other settings", self.other_settings),
         )
         for title, changes in groups:
             limit = None if verbosity >= 1 or title.isupper() else 10
@@ -110,15 +125,25 @@ class Comparison:
             if limit is not None and len(changes) > limit:
                 lines.append(f"... {len(changes) - limit} more {title} (-v shows all)")
         lines.append(self.counts())
+        if self.not_comparable:
+            lines.append(
+                "not comparable: judged under other settings than the baseline's, so a pass "
+                "says nothing (the change may have loosened the check); make a new baseline "
+                f"with these settings, or pass {ACCEPT_OPTION} to judge them anyway"
+            )
         return lines
 
     def counts(self) -> str:
         failing, passed = len(self.new_failures), len(self.vanished_passes)
+        other = len(self.not_comparable)
         return (
             f"baseline: {len(self.regressions)} regressed, {len(self.improvements)} improved, "
             f"{len(self.new)} new" + (f" ({failing} failing)" if failing else "") + ", "
-            f"{len(self.vanished)} vanished" + (f" ({passed} had passed)" if passed else "") + ", "
-            f"{self.unchanged} unchanged"
+            f"{len(self.vanished)} vanished"
+            + (f" ({passed} had passed)" if passed else "")
+            + ", "
+            + (f"{other} not comparable, " if other else "")
+            + f"{self.unchanged} unchanged"
         )
 
 
@@ -166,10 +191,49 @@ def _judge(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: float
     return 0
 
 
-def _settings_note(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
-    """`` (mode strict/exact -> unordered/exact)`` when the result was judged otherwise."""
-    was, now = mode_label(before), mode_label(after)
-    return f" (mode {was} -> {now})" if was != now else ""
+def _pair(
+    comparison: Comparison,
+    key: Identity,
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    tolerance: float,
+    accept: bool,
+) -> None:
+    """Judge one result that both runs have."""
+    change = settings_change(old, new)
+    outcome = f"{_describe(old)} -> {_describe(new)}"
+    if change is not None and not change.tightened and not accept:
+        comparison.not_comparable.append(Change(key, old, new, f"{change.text()}; {outcome}"))
+        return
+    verdict = _judge(old, new, tolerance)
+    reason = outcome + (f" ({change.text()})" if change is not None else "")
+    if verdict < 0:
+        comparison.regressions.append(Change(key, old, new, reason))
+    elif verdict > 0:
+        comparison.improvements.append(Change(key, old, new, reason))
+    else:
+        comparison.unchanged += 1
+        if change is not None:
+            comparison.other_settings.append(Change(key, old, new, reason))
+
+
+def judge_pair(
+    old: Mapping[str, Any], new: Mapping[str, Any], *, tolerance: float = 0.0, accept: bool = False
+) -> tuple[str, str] | None:
+    """How one result compares with its baseline (``(group, reason)``, the groups of
+    ``Comparison.lines``), or ``None`` when it is unchanged under the same settings."""
+    comparison = Comparison()
+    key = identity(new)
+    _pair(comparison, key, old, new, tolerance, accept)
+    for title, changes in (
+        ("REGRESSED", comparison.regressions),
+        ("NOT COMPARABLE", comparison.not_comparable),
+        ("improved", comparison.improvements),
+        ("other settings", comparison.other_settings),
+    ):
+        if changes:
+            return title, changes[0].reason
+    return None
 
 
 def compare(
@@ -181,6 +245,7 @@ def compare(
     package_version: str | None = None,
     allow_new_failures: bool = False,
     allow_vanished: bool = False,
+    allow_changed_settings: bool = False,
 ) -> Comparison:
     """Compare ``results`` (this run's records) with a loaded baseline report."""
     before = {identity(r): r for r in baseline.get("results", [])}
@@ -194,14 +259,7 @@ def compare(
         elif new is None:
             comparison.vanished.append(Change(key, old, None, f"was {_describe(old)}, now absent"))
         else:
-            verdict = _judge(old, new, tolerance)
-            reason = f"{_describe(old)} -> {_describe(new)}{_settings_note(old, new)}"
-            if verdict < 0:
-                comparison.regressions.append(Change(key, old, new, reason))
-            elif verdict > 0:
-                comparison.improvements.append(Change(key, old, new, reason))
-            else:
-                comparison.unchanged += 1
+            _pair(comparison, key, old, new, tolerance, allow_changed_settings)
     base_settings = baseline.get("settings")
     if settings is not None and base_settings is not None and dict(base_settings) != dict(settings):
         comparison.warnings.append(

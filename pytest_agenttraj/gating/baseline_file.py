@@ -16,7 +16,15 @@ __all__ = ["load_baseline"]
 
 _MAX_INDEX = 1_000_000
 _STRINGS = ("nodeid", "key")
-_OPTIONAL_STRINGS = ("comment", "mode", "tool_args_mode", "origin", "test_outcome", "diff")
+_OPTIONAL_STRINGS = (
+    "comment",
+    "mode",
+    "tool_args_mode",
+    "origin",
+    "test_outcome",
+    "diff",
+    "settings_id",
+)
 
 
 def load_baseline(path: Path) -> dict[str, Any]:
@@ -133,6 +141,7 @@ _FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("score", "a number, true or false", lambda v: isinstance(v, bool | int | float | str)),
     ("pass_rate", "a number from 0 to 1", lambda v: _is_number(v) and 0 <= v <= 1),
     ("duration_s", "a number", _is_number),
+    ("settings", "an object", lambda v: isinstance(v, dict)),
 )
 
 

@@ -11,7 +11,7 @@ import pytest
 from .._version import __version__
 from ..errors import BaselineError
 from ..plugin.session import TrajectorySession
-from .baseline import Comparison, compare
+from .baseline import Comparison, compare, identity
 from .baseline_file import load_baseline
 from .verdict import fail_session, judges
 
@@ -29,6 +29,7 @@ class BaselineGate:
         *,
         allow_new_failures: bool = False,
         allow_vanished: bool = False,
+        allow_changed_settings: bool = False,
     ) -> None:
         try:
             self.baseline = load_baseline(path)
@@ -39,7 +40,12 @@ class BaselineGate:
         self.session = session
         self.allow_new_failures = allow_new_failures
         self.allow_vanished = allow_vanished
+        self.allow_changed_settings = allow_changed_settings
         self.comparison: Comparison | None = None
+
+    def baseline_records(self) -> dict[tuple[str, str, int], dict[str, Any]]:
+        """The baseline's results by identity (test, evaluator, occurrence)."""
+        return {identity(r): r for r in self.baseline.get("results", [])}
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -53,6 +59,7 @@ class BaselineGate:
             package_version=__version__,
             allow_new_failures=self.allow_new_failures,
             allow_vanished=self.allow_vanished,
+            allow_changed_settings=self.allow_changed_settings,
         )
         if self.comparison.failed:
             fail_session(session)
@@ -68,12 +75,12 @@ class BaselineGate:
                 line,
                 red=line.split(":")[0].isupper(),
                 green=line.startswith("improved"),
-                yellow=line.startswith("baseline was made"),
+                yellow=line.startswith(("baseline was made", "not comparable", "other settings")),
             )
         if self.comparison.failed:
             terminalreporter.write_line(
-                f"agenttraj: {len(self.comparison.failures)} result(s) regressed, failed new or "
-                "vanished against the baseline: the session fails",
+                f"agenttraj: {len(self.comparison.failures)} result(s) regressed, failed new, "
+                "vanished or are not comparable against the baseline: the session fails",
                 red=True,
                 bold=True,
             )

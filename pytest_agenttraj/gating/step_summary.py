@@ -68,13 +68,18 @@ def _baseline_section(
     comparison: Comparison, baseline: str | None, tolerance: float, max_rows: int
 ) -> list[str]:
     title = "### Baseline" + (f": {_cell(baseline)}" if baseline else "")
-    regressions = comparison.failures  # regressed, failing new and vanished results
+    regressions = comparison.failures  # regressed, not comparable, failing new, vanished
     count = len(regressions)
     if count:
         verdict = (
             f"❌ **{count} regression{'s' if count != 1 else ''}** against the baseline "
             f"(tolerance {tolerance:g}): the session fails."
         )
+        if comparison.not_comparable:
+            verdict += (
+                f" {len(comparison.not_comparable)} of them judged under other settings than "
+                "the baseline's, so not comparable."
+            )
     else:
         verdict = f"✅ No regressions against the baseline (tolerance {tolerance:g})."
     lines = [title, "", verdict, ""]

@@ -160,6 +160,8 @@ _PUBLIC_FIELDS = (
     "attempt_passed",
     "repeat",
     "pass_rule",
+    "settings",
+    "settings_id",
 )
 
 

@@ -297,6 +297,9 @@ class TrajectorySession:
         if threshold is not None and _graded(result.get("score")):
             record["min_score"] = threshold
         record.update(evaluation.extra)
+        from .record_settings import with_settings
+
+        with_settings(record, evaluation, self.settings_for(item), threshold)
         if not passed and report is not None:
             from ..diff import render_report
 

@@ -216,6 +216,60 @@ def test_step_summary_shows_baseline_regressions_first(
     assert lines[16].startswith(r"| test\_gate.py::test\_exact\[2\] | exact\_match | - | false")
 
 
+LOOSENED_TESTS = """
+from pytest_agenttraj import exact_match
+from conftest import REFERENCE, with_code
+
+def test_weather(assert_trajectory):
+    assert_trajectory(with_code("location-999"), REFERENCE)
+
+def test_exact():
+    exact_match(outputs=1, reference_outputs=1)
+"""
+
+
+def test_a_result_that_is_not_comparable_shows_both_settings_in_junit_and_the_step_summary(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
+) -> None:
+    """The baseline compared exact args; the change ignores them (and its agent calls the tool
+    otherwise). The JUnit XML carries the verdict on the test's own testcase (the session's
+    comes after the XML is written), and the step summary's table lists it with the old and new
+    settings."""
+    project.makepyfile(test_gate=LOOSENED_TESTS.replace('with_code("location-999")', "REFERENCE"))
+    project.runpytest("--trajectory-report=main.json").assert_outcomes(passed=2)
+    project.makepyfile(test_gate=LOOSENED_TESTS)
+    summary = project.path / "summary.md"
+    monkeypatch.setenv(STEP_SUMMARY_ENV, str(summary))
+    result = project.runpytest(
+        "--trajectory-baseline=main.json",
+        "--tool-args-mode=ignore",
+        "--junitxml=junit.xml",
+        *plugin_args,
+    )
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    reason = "judged under other settings: tool_args exact -> ignore; passed -> passed"
+    properties = _properties(project.path / "junit.xml")
+    assert (
+        "agenttraj.trajectory_strict_match.baseline",
+        f"NOT COMPARABLE: {reason}",
+    ) in properties["test_weather"]
+    assert [name for name, _ in properties["test_exact"] if name.endswith(".baseline")] == []
+    lines = summary.read_text(encoding="utf-8").splitlines()
+    assert lines[4] == (
+        "❌ **1 regression** against the baseline (tolerance 0): the session fails. 1 of them "
+        "judged under other settings than the baseline's, so not comparable."
+    )
+    assert (
+        r"| test\_gate.py::test\_weather | trajectory\_strict\_match | judged under other "
+        r"settings: tool\_args exact -> ignore; passed -> passed |"
+    ) in lines
+    assert (
+        "baseline: 0 regressed, 0 improved, 0 new, 0 vanished, 1 not comparable, 1 unchanged"
+        in (lines)
+    )
+
+
 def test_unwritable_step_summary_warns_without_changing_the_outcome(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -263,6 +317,7 @@ def _records(count: int, *, failed: int = 0) -> TrajectoryResults:
                 "score": n >= failed,
                 "passed": n >= failed,
                 "mode": None,
+                "settings": {"kind": "value"},
             }
             for n in range(count)
         ]
@@ -293,17 +348,24 @@ def test_markdown_turns_newlines_into_breaks() -> None:
 
 
 def test_markdown_caps_regressions_and_shows_warnings() -> None:
+    plain = {"kind": "value"}
     before = {
-        "results": [{"nodeid": f"t.py::test_{n}", "key": "k", "passed": True} for n in range(3)],
+        "results": [
+            {"nodeid": f"t.py::test_{n}", "key": "k", "passed": True, "settings": plain}
+            for n in range(3)
+        ],
         "settings": {"mode": "superset"},
     }
-    now = [{"nodeid": f"t.py::test_{n}", "key": "k", "passed": False} for n in range(3)]
+    now = [
+        {"nodeid": f"t.py::test_{n}", "key": "k", "passed": False, "settings": plain}
+        for n in range(3)
+    ]
     comparison = compare(before, now, settings={"mode": "strict"})
     text = step_summary_markdown(
         TrajectoryResults(now), comparison=comparison, baseline="b.json", max_rows=1
     )
     assert "> baseline was made with other settings (mode=superset; now mode=strict)" in text
-    assert "❌ **3 regressions** against the baseline (tolerance 0): the session fails." in text
+    assert "❌ **3 regressions** against the baseline (tolerance 0): the session fails.\n" in text
     assert "_... 2 more regressions not shown._" in text
     assert text.index("### Baseline: b.json") < text.index("### Results")
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from pytest_agenttraj.core.fingerprint import fingerprint
+
 TESTS = """
 import pytest
 from pytest_agenttraj import assert_trajectory, exact_match
@@ -77,6 +79,13 @@ def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> No
             "phase": "call",
             "test_outcome": "failed",
             "diff": failing[0]["diff"],
+            "settings": {
+                "kind": "match",
+                "mode": "strict",
+                "tool_args": "exact",
+                "allow_empty": False,
+            },
+            "settings_id": fingerprint(failing[0]["settings"]),
         }
     ]
     assert "location_code expected 'location-123', got 'location-999'" in failing[0]["comment"]
