@@ -214,6 +214,26 @@ def test_evaluations_are_announced_with_their_report() -> None:
     assert all(e.graded is not None and e.report is None for e in seen)
 
 
+def test_the_forgiving_accuracy_rules_are_part_of_the_recorded_mode() -> None:
+    """A baseline compares results judged alike: switching to the package's more forgiving
+    accuracy rules changes the recorded mode, so the gate sees the check was loosened."""
+    seen: list[scope.Evaluation] = []
+    with scope.test_scope(scope.TestScope(on_evaluation=seen.append)):
+        for options in ({}, {"allow_extra_calls": True}, {"strict_order": False}):
+            create_tool_call_accuracy_evaluator(**options)(
+                outputs=weather_run(), reference_outputs=EXPECTED
+            )
+        create_tool_call_accuracy_evaluator(strict_order=False, best_pairing=True)(
+            outputs=weather_run(), reference_outputs=EXPECTED
+        )
+    assert [e.extra["mode"] for e in seen] == [
+        "strict_order",
+        "strict_order, allow_extra_calls",
+        "any_order",
+        "any_order, best_pairing",
+    ]
+
+
 # ---------------------------------------------------------------- assert helpers
 
 

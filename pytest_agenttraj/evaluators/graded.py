@@ -132,7 +132,12 @@ def evaluate_tool_call_f1(
 def graded_record(report: GradedReport) -> dict[str, Any]:
     """What a graded evaluation adds to its record: the settings it ran with."""
     if isinstance(report, AccuracyReport):
-        mode = "strict_order" if report.strict_order else "any_order"
+        rules = report.rules  # the package's more forgiving rules decide the score too
+        mode = "strict_order" if rules.strict_order else "any_order"
+        if rules.allow_extra_calls:
+            mode += ", allow_extra_calls"
+        elif rules.best_pairing and not rules.strict_order:
+            mode += ", best_pairing"
     else:
         mode = "unordered"
     return {"mode": mode, "tool_args_mode": report.config.tool_args}

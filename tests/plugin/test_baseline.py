@@ -437,7 +437,7 @@ def test_unchanged_settings_of_every_kind_meet_their_baseline(
     assert settings["test_graded", "tool_call_accuracy"] == {
         "kind": "graded",
         "mode": "strict_order",
-        "tool_args": "exact",
+        "tool_args": "ragas",
         "allow_empty": True,
         "min_score": 0.5,
         "repeat": 2,
