@@ -122,41 +122,86 @@ def _diff_lines(
 # ---------------------------------------------------------------- the side-by-side table
 #
 # A cell is what one side shows on one row: a message (strict mode) or a tool call (the other
-# modes). A cell that is too wide is cut in its arguments, never in a role or a tool name, and
-# when the two sides differ past the cut, both show the arguments around the first difference.
+# modes). A cell too wide for its column is cut in its text or its arguments, never in its role
+# or a tool name: the column grows to hold them. Both cells of a row are cut around the same
+# difference, the first argument whose value differs in the first call that differs, so that
+# value shows on both sides when it fits, centred in what is shown.
 
 Row = tuple[int | None, int | None]
 
+_DOTS = "..."
+
+
+class _Call(NamedTuple):
+    """A tool call as drawn: its name and its arguments as ``(key, value repr)`` pairs."""
+
+    name: str
+    args: tuple[tuple[str, str], ...]
+
+    @property
+    def args_text(self) -> str:
+        return ", ".join(f"{key}={value}" for key, value in self.args)
+
 
 class _Cell(NamedTuple):
-    """A cell in parts: ``head`` is never cut (``assistant -> `` or ``user: ...``), each call is
-    its tool name and its arguments text."""
+    """A cell in parts: ``head`` (the role, ``assistant -> `` or ``user: ``) is never cut, nor a
+    call's name; ``body`` (message text) and the arguments may be."""
 
     head: str
-    calls: tuple[tuple[str, str], ...] = ()
+    body: str = ""
+    calls: tuple[_Call, ...] = ()
 
     @property
     def text(self) -> str:
-        return self.head + ", ".join(f"{name}({args})" for name, args in self.calls)
+        calls = ", ".join(f"{call.name}({call.args_text})" for call in self.calls)
+        return self.head + self.body + calls
 
 
-def _args_text(call: ToolCall) -> str:
-    return ", ".join(f"{k}={safe_repr(v)}" for k, v in call.args.items())
+class _Focus(NamedTuple):
+    """Where a row's two cells first differ: the index of the first call that differs and the
+    first argument key whose value differs in it (``None`` when no argument does)."""
+
+    call: int
+    key: str | None
+
+
+def _drawn(call: ToolCall) -> _Call:
+    # a str's repr breaks no line, but a caller's __repr__ may: one cell is one line
+    args = tuple((k, " ".join(safe_repr(v).splitlines())) for k, v in call.args.items())
+    return _Call(call.name, args)
 
 
 def _message_cell(message: Message | None) -> _Cell:
     if message is None:
         return _Cell("-")
     if message.tool_calls:
-        calls = tuple((c.name, _args_text(c)) for c in message.tool_calls)
-        return _Cell(f"{message.role} -> ", calls)
-    return _Cell(" ".join(f"{message.role}: {message.text}".split()))
+        return _Cell(f"{message.role} -> ", calls=tuple(_drawn(c) for c in message.tool_calls))
+    text = " ".join(message.text.split())
+    return _Cell(f"{message.role}: " if text else f"{message.role}:", text)
 
 
 def _call_cell(ref: CallRef | None) -> _Cell:
     if ref is None:
         return _Cell("-")
-    return _Cell("", ((ref.call.name, " ".join(_args_text(ref.call).split())),))
+    return _Cell("", calls=(_drawn(ref.call),))
+
+
+def _focus(left: _Cell, right: _Cell) -> _Focus:
+    """The first difference of a row, the same for both of its cells."""
+    count = max(len(left.calls), len(right.calls))
+    at = next(
+        (
+            i
+            for i in range(count)
+            if i >= len(left.calls) or i >= len(right.calls) or left.calls[i] != right.calls[i]
+        ),
+        0,
+    )
+    if at >= len(left.calls) or at >= len(right.calls):
+        return _Focus(at, None)
+    ours, theirs = dict(left.calls[at].args), dict(right.calls[at].args)
+    keys = [*ours, *(k for k in theirs if k not in ours)]
+    return _Focus(at, next((k for k in keys if ours.get(k) != theirs.get(k)), None))
 
 
 def _display_width(text: str) -> int:
@@ -169,31 +214,68 @@ def _pad(text: str, width: int) -> str:
 
 
 def _cut(text: str, width: int) -> str:
-    """At most ``width`` columns of ``text``, ending with ``...`` where it is cut."""
+    """At most ``width`` columns of ``text`` (but ``...`` at least), ``...`` where it is cut."""
     if _display_width(text) <= width:
         return text
-    out, used = [], 3
+    out, used = [], len(_DOTS)
     for ch in text:
         used += _display_width(ch)
         if used > width:
             break
         out.append(ch)
-    return "".join(out) + "..."
+    return "".join(out) + _DOTS
 
 
-def _window(text: str, at: int, width: int) -> str:
-    """At most ``width`` columns of ``text`` that show position ``at``, ``...`` where cut."""
-    if _display_width(text) <= width or _display_width(text[: at + 1]) <= width - 8:
-        return _cut(text, width)
-    begin, used = at, 0  # a third of the window before the difference
-    while begin > 0 and used + _display_width(text[begin - 1]) <= width // 3:
-        begin -= 1
-        used += _display_width(text[begin])
-    tail, used = len(text), 0  # the latest start that still fills the window
-    while tail > 0 and used + _display_width(text[tail - 1]) <= width - 3:
-        tail -= 1
-        used += _display_width(text[tail])
-    return "..." + _cut(text[min(begin, tail) :], width - 3)
+class _Span:
+    """A stretch ``text[begin:end]`` shown with ``...`` where it stops short of an end, grown
+    one character at a time on its narrower side, so that what it starts from stays centred."""
+
+    def __init__(self, text: str, begin: int, end: int) -> None:
+        self.text, self.begin, self.end = text, begin, end
+        self.columns = [0]
+        for ch in text:
+            self.columns.append(self.columns[-1] + _display_width(ch))
+        self.left = self.right = 0
+
+    def cost(self, begin: int, end: int) -> int:
+        dots = len(_DOTS) * ((begin > 0) + (end < len(self.text)))
+        return self.columns[end] - self.columns[begin] + dots
+
+    def grow(self, width: int) -> None:
+        text = self.text
+        while True:
+            grow_left = self.begin > 0 and self.cost(self.begin - 1, self.end) <= width
+            grow_right = self.end < len(text) and self.cost(self.begin, self.end + 1) <= width
+            if grow_left and (self.left <= self.right or not grow_right):
+                self.begin -= 1
+                self.left += _display_width(text[self.begin])
+            elif grow_right:
+                self.right += _display_width(text[self.end])
+                self.end += 1
+            else:
+                break
+        # one character short of an end costs more than reaching it (no ``...`` there)
+        if self.cost(0, self.end) <= width:
+            self.begin = 0
+        if self.cost(self.begin, len(text)) <= width:
+            self.end = len(text)
+
+    def shown(self) -> str:
+        before = _DOTS if self.begin > 0 else ""
+        after = _DOTS if self.end < len(self.text) else ""
+        return before + self.text[self.begin : self.end] + after
+
+
+def _window(text: str, wanted: tuple[int, int], point: int, width: int) -> str:
+    """At most ``width`` columns of ``text`` (but ``...`` at least), ``...`` where cut: all of
+    ``text[wanted[0]:wanted[1]]`` centred when it fits, else the text around ``point``."""
+    if _display_width(text) <= width:
+        return text
+    span = _Span(text, *wanted)
+    if span.cost(span.begin, span.end) > width:
+        span = _Span(text, point, min(point + 1, len(text)))
+    span.grow(width)
+    return span.shown() if span.cost(span.begin, span.end) <= width else _DOTS
 
 
 def _first_difference(left: str, right: str) -> int:
@@ -201,27 +283,57 @@ def _first_difference(left: str, right: str) -> int:
     return next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(left), len(right)))
 
 
-def _fit(cell: _Cell, other: _Cell, width: int) -> str:
-    """``cell`` cut to ``width`` columns, its arguments around the first call that differs
-    from ``other``'s."""
+def _target(call: _Call, other: _Call | None, key: str | None) -> tuple[tuple[int, int], int]:
+    """In ``call.args_text``: the stretch to show (``key=value`` of the differing argument) and
+    the character to centre on when it does not fit (where its value starts to differ)."""
+    text = call.args_text
+    other_args = dict(other.args) if other is not None else {}
+    start = 0
+    for name, value in call.args:
+        if name == key:
+            end = start + len(name) + 1 + len(value)
+            if key not in other_args:
+                return (start, end), start
+            return (start, end), start + len(name) + 1 + _first_difference(value, other_args[key])
+        start += len(name) + 1 + len(value) + 2
+    other_text = other.args_text if other is not None else ""
+    point = 0 if text == other_text else _first_difference(text, other_text)
+    return (point, point), point
+
+
+def _frame(cell: _Cell, focus: _Focus) -> tuple[str, int, str]:
+    """The parts of a call cell around its shown arguments: ``head..., name(`` and ``), ...``,
+    and the index of the call shown (the focus, or the last call when this side has fewer)."""
+    at = min(focus.call, len(cell.calls) - 1)
+    before = "..., " if at else ""
+    after = ", ..." if at < len(cell.calls) - 1 else ""
+    return f"{cell.head}{before}{cell.calls[at].name}(", at, f"){after}"
+
+
+def _least_width(cell: _Cell, focus: _Focus) -> int:
+    """The columns ``cell`` needs at least: its role and the tool name it shows, uncut."""
+    if not cell.calls:
+        return _display_width(cell.head) + min(len(_DOTS), _display_width(cell.body))
+    opening, at, closing = _frame(cell, focus)
+    args = min(len(_DOTS), _display_width(cell.calls[at].args_text))
+    return _display_width(opening + closing) + args
+
+
+def _fit(cell: _Cell, other: _Cell, focus: _Focus, width: int) -> str:
+    """``cell`` in ``width`` columns (or the fewest that hold its role and tool name), its
+    arguments cut around ``focus``."""
     if _display_width(cell.text) <= width:
         return cell.text
-    if not cell.calls or cell == other:
-        return _cut(cell.text, width)
-    focus = next(
-        (i for i, call in enumerate(cell.calls) if i >= len(other.calls) or other.calls[i] != call),
-        0,
-    )
-    name, args = cell.calls[focus]
-    other_args = other.calls[focus][1] if focus < len(other.calls) else ""
-    before = "..., " if focus else ""
-    after = ", ..." if focus < len(cell.calls) - 1 else ""
-    head = cell.head
-    room = width - _display_width(head + before + name + "()" + after)
-    if room < 12 and head.endswith(" -> "):  # a long tool name: the role gives way first
-        head, room = "-> ", room + _display_width(head) - 3
-    shown = _window(args, _first_difference(args, other_args), max(8, room)) if args else ""
-    return _cut(f"{head}{before}{name}({shown}){after}", width)
+    if not cell.calls:
+        if not cell.body:
+            return cell.head
+        return cell.head + _cut(cell.body, width - _display_width(cell.head))
+    opening, at, closing = _frame(cell, focus)
+    call = cell.calls[at]
+    partner = other.calls[at] if at < len(other.calls) else None
+    wanted, point = _target(call, partner, focus.key if at == focus.call else None)
+    room = width - _display_width(opening + closing)
+    return opening + _window(call.args_text, wanted, point, room) + closing
 
 
 def _marks(report: MatchReport) -> tuple[set[int], set[int]]:
@@ -302,8 +414,6 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
         what = "trajectories are empty" if report.mode == "strict" else "sides make no tool calls"
         yield paint(f"(both {what})", "dim")
         return
-    marked = {number for number, row in enumerate(rows) if row[3]}
-    column = (width - 14) // 2
     if report.mode == "strict":
         title = "output vs reference (! marks rows with problems; message text is not compared):"
     else:
@@ -311,16 +421,14 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
             f"output calls beside the reference calls they paired with ({report.mode} mode "
             "compares tool calls, not message positions; ! marks rows with problems):"
         )
+    keep = _kept_rows([row[3] for row in rows], full)
+    focus = {number: _focus(rows[number][1], rows[number][2]) for number in keep}
+    # a role and tool name longer than a column widen both columns rather than be cut
+    column = max(
+        [(width - 14) // 2] + [_least_width(cell, focus[n]) for n in keep for cell in rows[n][1:3]]
+    )
     yield paint(title, "bold")
-    yield paint(f"     out ref  {'output':<{column}}  reference", "dim")
-    keep = set(range(len(rows)))
-    if not full and len(rows) > 12:
-        keep = {
-            r
-            for m in marked
-            for r in range(m - _CONTEXT_ROWS, m + _CONTEXT_ROWS + 1)
-            if 0 <= r < len(rows)
-        } or set(range(min(len(rows), 6)))
+    yield paint(f"    out ref  {'output':<{column}}  reference", "dim")
     skipped = 0
     for number, (row, left, right, flag) in enumerate(rows):
         if number not in keep:
@@ -329,20 +437,37 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
         if skipped:
             yield paint(f"     ... {skipped} matching row{'s' if skipped > 1 else ''} ...", "dim")
             skipped = 0
-        yield _row_line(row, left, right, flag, column, paint)
+        cells = (
+            _fit(left, right, focus[number], column),
+            "=" if left == right else _fit(right, left, focus[number], column),
+        )
+        yield _row_line(row, cells, flag, left == right, column, paint)
     if skipped:
         yield paint(f"     ... {skipped} more row{'s' if skipped > 1 else ''} ...", "dim")
 
 
-def _row_line(row: Row, left: _Cell, right: _Cell, marked: bool, column: int, paint: Markup) -> str:
+def _kept_rows(marked: list[bool], full: bool) -> set[int]:
+    """The rows shown: all of them, or in a long table those near a marked row."""
+    if full or len(marked) <= 12:
+        return set(range(len(marked)))
+    near = {
+        r
+        for m, flag in enumerate(marked)
+        if flag
+        for r in range(m - _CONTEXT_ROWS, m + _CONTEXT_ROWS + 1)
+        if 0 <= r < len(marked)
+    }
+    return near or set(range(min(len(marked), 6)))
+
+
+def _row_line(
+    row: Row, cells: tuple[str, str], marked: bool, same: bool, column: int, paint: Markup
+) -> str:
     o, r = row
-    same = left == right
-    left_text, right_text = _fit(left, right, column), _fit(right, left, column)
     o_text = "-" if o is None else str(o)
     r_text = "-" if r is None else str(r)
     flag = "!" if marked else " "
-    line = f"  {flag} {o_text:>3} {r_text:>3}  {_pad(left_text, column)}  "
-    line += "=" if same else right_text
+    line = f"  {flag} {o_text:>3} {r_text:>3}  {_pad(cells[0], column)}  {cells[1]}"
     return paint(line.rstrip(), "bad" if marked else "dim" if same else "")
 
 

@@ -72,9 +72,9 @@ def test_args_mismatch_shows_per_key_lines_and_the_aligned_view() -> None:
         "       + location_code: 'location-999'",
         "",
         "output vs reference (! marks rows with problems; message text is not compared):",
-        "     out ref  output                                       reference",
+        "    out ref  output                                       reference",
         "      0   0  user: What's the weather in Suzhou?          =",
-        "      1   1  assistant -> look_up_location_code(city=...  =",
+        "      1   1  assistant -> look_up_location_code(city...)  =",
         "      2   2  tool: location-123                           =",
         "  !   3   3  assistant -> get_weather(...'location-999')  "
         "assistant -> get_weather(...'location-123')",
@@ -102,7 +102,7 @@ def test_header_names_mode_args_and_overrides() -> None:
     assert lines[5:9] == [
         "output calls beside the reference calls they paired with (superset mode compares tool "
         "calls, not message positions; ! marks rows with problems):",
-        "     out ref  output                                       reference",
+        "    out ref  output                                       reference",
         "      1   1  look_up_location_code(city='Suzhou')         =",
         "  !   3   3  get_weather(location_code='location-999')    "
         "get_weather(location_code='location-123')",
@@ -160,7 +160,7 @@ def test_unpaired_output_call_with_closest_reference_candidate() -> None:
         "",
         "output calls beside the reference calls they paired with (unordered mode compares tool "
         "calls, not message positions; ! marks rows with problems):",
-        "     out ref  output                                       reference",
+        "    out ref  output                                       reference",
         "  !   1   1  f(x=1)                                       =",
         "  !   1   -  f(x=1)                                       -",
     ]
@@ -197,7 +197,7 @@ def test_missing_messages_are_dash_rows_marked() -> None:
         "  3. reference message 2 (tool: 'r') is missing from the output",
         "",
         "output vs reference (! marks rows with problems; message text is not compared):",
-        "     out ref  output                                       reference",
+        "    out ref  output                                       reference",
         "      0   0  user: q                                      =",
         "  !   -   1  -                                            assistant -> f(x=1)",
         "  !   -   2  -                                            tool: r",
@@ -288,7 +288,7 @@ def test_long_trajectories_are_shortened_around_the_problems() -> None:
         "       + i: 99",
         "",
         "output vs reference (! marks rows with problems; message text is not compared):",
-        "     out ref  output                                       reference",
+        "    out ref  output                                       reference",
         "     ... 13 matching rows ...",
         "     13  13  assistant -> step(i=6)                       =",
         "     14  14  tool: r6                                     =",
@@ -442,7 +442,7 @@ def test_other_modes_show_each_call_beside_the_call_it_paired_with() -> None:
     assert _reference_column(lines[-1], "=") == 58
 
 
-def test_long_cells_keep_the_tool_name_and_wide_characters_line_up() -> None:
+def test_long_cells_keep_the_role_and_tool_name_and_wide_characters_line_up() -> None:
     city = "苏州市工业园区" * 4
     output = [user(city), ai(("look_up_location_code", {"city": city, "country": "中国"}))]
     reference = [user(city), ai(("look_up_location_code", {"city": city, "country": "中华"}))]
@@ -450,11 +450,26 @@ def test_long_cells_keep_the_tool_name_and_wide_characters_line_up() -> None:
     user_row, call_row = lines[-2], lines[-1]
     assert user_row.endswith("  =")
     assert _reference_column(user_row, "=") == 58
-    assert call_row.count("-> look_up_location_code(") == 2  # long: the role gives way
-    right = call_row[call_row.rindex("-> ") :]
+    # the role and the tool name stay whole; the arguments show where they differ
+    right = "assistant -> look_up_location_code(...华')"
+    assert call_row == f"  !   1   1  assistant -> look_up_location_code(...国')   {right}"
     assert _reference_column(call_row, right) == 58
-    assert "中华" in right
-    assert "中国" in call_row[: call_row.rindex("-> ")]
+    # with room for it, the whole differing value shows on both sides
+    wide = render_report(report_for(output, reference), width=120)[-1]
+    assert wide.endswith("  assistant -> look_up_location_code(...country='中华')")
+    assert "  assistant -> look_up_location_code(...country='中国')  " in wide
+
+
+def test_a_role_and_tool_name_wider_than_the_column_widen_the_table() -> None:
+    output = [user("SF?"), ai(("look_up_location_code", {"city": "San Francisco"}))]
+    reference = [user("SF?"), ai(("look_up_location_code", {"city": "SF"}))]
+    lines = render_report(report_for(output, reference), width=60)
+    assert lines[-3:] == [
+        "    out ref  output                                   reference",
+        "      0   0  user: SF?                                =",
+        "  !   1   1  assistant -> look_up_location_code(...)  "
+        "assistant -> look_up_location_code(...)",
+    ]
 
 
 def test_problems_past_the_explained_ones_name_the_first_candidate_uncompared() -> None:

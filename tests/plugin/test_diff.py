@@ -28,7 +28,7 @@ def test_assert_trajectory_failure_shows_mode_problem_and_aligned_view(
             "E              + location_code: 'location-999'",
             "E       output vs reference (! marks rows with problems; "
             "message text is not compared):",
-            "E            out ref  output * reference",
+            "E           out ref  output * reference",
             "E             0   0  user: What's the weather in 苏州? * =",
             "E         !   3   3  assistant -> get_weather(*'location-999')* "
             "assistant -> get_weather(*'location-123')",
@@ -256,3 +256,43 @@ def test_junit_xml_carries_the_plain_diff(project: pytest.Pytester) -> None:
     xml = (project.path / "junit.xml").read_text()
     assert "+ location_code: 'location-999'" in xml
     assert "\x1b[" not in xml
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "160"])
+def test_rows_keep_roles_and_tool_names_at_any_terminal_width(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    import re
+
+    monkeypatch.setenv("PY_COLORS", "1")  # the coloured diff is drawn to the terminal's width
+    monkeypatch.setenv("COLUMNS", columns)
+    project.makepyfile(
+        """
+        import json
+        from pytest_agenttraj import assert_trajectory
+        from conftest import with_code
+
+        def city(trajectory, name):
+            call = trajectory[1]["tool_calls"][0]["function"]
+            call["arguments"] = json.dumps({"city": name})
+            return trajectory
+
+        def test_weather(reference):
+            assert_trajectory(
+                city(with_code("location-999"), "San Francisco"), city(reference, "SF")
+            )
+        """
+    )
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout.str())
+    rows = [line for line in text.splitlines() if line.startswith("  !   ")]
+    assert len(rows) == 2, text
+    # both cells of both rows keep their role and tool name
+    assert rows[0].count("assistant -> look_up_location_code(") == 2, rows[0]
+    assert rows[1].count("assistant -> get_weather(") == 2, rows[1]
+    if columns == "160":  # room for the differing values on both sides
+        assert "city='San Francisco'" in rows[0], rows[0]
+        assert "city='SF'" in rows[0], rows[0]
+        assert "'location-999'" in rows[1], rows[1]
+        assert "'location-123'" in rows[1], rows[1]
