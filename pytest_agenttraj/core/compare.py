@@ -4,7 +4,6 @@ match, else normalisation and the general matcher."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
 from typing import Any
 
 from ..errors import TrajectoryFormatError
@@ -13,6 +12,7 @@ from .matching import match_trajectories
 from .matching.report import MatchReport
 from .matching.rules import MatchConfig
 from .normalize import Memo, to_trajectory
+from .values import nesting_place
 
 __all__ = ["MAX_NESTING", "collector_paused", "compare_trajectories", "nesting_problem"]
 
@@ -83,18 +83,11 @@ def _refuse_nesting(outputs: Any, reference_outputs: Any) -> None:
 
 
 def nesting_problem(value: Any, limit: int = MAX_NESTING) -> str | None:
-    """Why ``value`` cannot be compared (it refers to itself, or nests past ``limit``), found
-    without recursion; ``None`` when it can."""
-    stack: list[tuple[Any, int, frozenset[int]]] = [(value, 0, frozenset())]
-    while stack:
-        item, depth, above = stack.pop()
-        if not isinstance(item, Mapping | list | tuple):
-            continue
-        if id(item) in above:
-            return "refer to themselves (a cycle): they cannot be compared"
-        if depth >= limit:
-            return f"nest more than {limit} levels deep: they cannot be compared"
-        inner = above | {id(item)}
-        children = item.values() if isinstance(item, Mapping) else item
-        stack.extend((child, depth + 1, inner) for child in children)
-    return None
+    """Why ``value`` (a call's arguments) cannot be compared (it refers to itself, or nests past
+    ``limit``), found without recursion; ``None`` when it can."""
+    place = nesting_place(value, limit)
+    if place is None:
+        return None
+    if place[1] == "cycle":
+        return "refer to themselves (a cycle): they cannot be compared"
+    return f"nest more than {limit} levels deep: they cannot be compared"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar, Literal
@@ -28,6 +28,8 @@ __all__ = [
     "holds_matcher",
     "json_text",
     "lookup_path",
+    "nesting_place",
+    "path_text",
     "safe_repr",
     "same_value",
     "signature",
@@ -141,6 +143,54 @@ def safe_repr(value: Any, width: int | None = None) -> str:
     if width is not None and len(text) > width:
         text = text[: max(0, width - 3)] + "..."
     return text
+
+
+class _SetItem:
+    """The step into a set on a path (a set's items have no key or index)."""
+
+    def __repr__(self) -> str:
+        return "{...}"
+
+
+SET_ITEM: Any = _SetItem()
+
+Place = tuple[tuple[Any, ...], Literal["cycle", "depth"]]
+"""Where inside a value (the keys and indices leading there) and what is wrong there."""
+
+
+def nesting_place(value: Any, limit: int) -> Place | None:
+    """The first place inside ``value``'s dicts, lists, tuples and sets that refers back to a
+    container holding it (``"cycle"``) or lies ``limit`` levels down (``"depth"``), found
+    without recursion (these are the values that comparing would recurse on forever, or past
+    Python's limit); ``None`` when there is none."""
+    stack: list[tuple[Any, tuple[Any, ...], frozenset[int]]] = [(value, (), frozenset())]
+    while stack:
+        item, path, above = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[tuple[Any, Any]] = item.items()
+        elif isinstance(item, list | tuple):
+            children = enumerate(item)
+        elif isinstance(item, set | frozenset):
+            children = ((SET_ITEM, child) for child in item)
+        else:
+            continue
+        if id(item) in above:
+            return path, "cycle"
+        if len(path) >= limit:
+            return path, "depth"
+        inner = above | {id(item)}
+        stack.extend(reversed([(child, (*path, key), inner) for key, child in children]))
+    return None
+
+
+def path_text(root: str, path: tuple[Any, ...], shown: int = 6) -> str:
+    """``root['key'][0]``: where ``path`` leads inside the value named ``root``, its first
+    ``shown`` steps and ``...`` past them."""
+    steps = "".join(
+        "{...}" if key is SET_ITEM else f"[{safe_repr(key, 40)}]" for key in path[:shown]
+    )
+    more = f"... ({len(path)} levels down)" if len(path) > shown else ""
+    return f"{root}{steps}{more}"
 
 
 _encode = json.JSONEncoder(

@@ -9,26 +9,60 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.matching.explain import format_diff, short
-from ..core.values import canonical, diff_args
+from ..core.values import canonical, diff_args, nesting_place, path_text
+from ..errors import TrajectoryFormatError
 from .result import EvaluatorResult
 from .scope import announce, announce_error
 
 __all__ = ["exact_match", "exact_match_async"]
 
 
+# Deeper than this, exact_match refuses a value that the JSON encoder could not take either.
+_MAX_NESTING = 100
+
+
 def _exact_score(outputs: Any, reference_outputs: Any) -> bool:
     if outputs is None or reference_outputs is None:
-        raise ValueError("exact_match requires both outputs and reference_outputs")
+        side = "outputs" if outputs is None else "reference_outputs"
+        raise TrajectoryFormatError(
+            "exact_match requires both outputs and reference_outputs", side=side
+        )
     try:
         return json.dumps(outputs, sort_keys=True) == json.dumps(reference_outputs, sort_keys=True)
-    except (TypeError, ValueError):  # not JSON-encodable: compare as JSON-like values instead
+    except (TypeError, ValueError, RecursionError):
+        pass  # not JSON-encodable (or a cycle, or too deep): compare as JSON-like values instead
+    try:
         return canonical(outputs) == canonical(reference_outputs)
+    except RecursionError:
+        raise _beyond_reach(outputs, reference_outputs) from None  # its frames would bury this
+
+
+def _beyond_reach(outputs: Any, reference_outputs: Any) -> TrajectoryFormatError:
+    """The error for values too deep, or too self-referring, to compare: where, and why."""
+    for side, value in (("outputs", outputs), ("reference_outputs", reference_outputs)):
+        place = nesting_place(value, _MAX_NESTING)
+        if place is not None:
+            path, kind = place
+            problem = (
+                "refers back to a value holding it (a cycle)"
+                if kind == "cycle"
+                else f"nests more than {_MAX_NESTING} levels deep"
+            )
+            return TrajectoryFormatError(
+                f"{path_text(side, path)} {problem}: exact_match cannot compare it"
+            )
+    return TrajectoryFormatError(
+        "outputs and reference_outputs nest too deep for exact_match to compare them"
+    )
 
 
 def _difference(outputs: Any, reference_outputs: Any) -> str:
     """What differs, in a sentence: the first keys that differ, or both values."""
     if isinstance(outputs, Mapping) and isinstance(reference_outputs, Mapping):
-        diffs = diff_args(outputs, reference_outputs)
+        try:
+            diffs = diff_args(outputs, reference_outputs)
+        except RecursionError:  # nested deep enough for JSON, not for a key-by-key walk
+            diffs = []
         if diffs:
             shown = "; ".join(format_diff(d) for d in diffs[:3])
             more = f"; {len(diffs) - 3} more" if len(diffs) > 3 else ""

@@ -19,6 +19,7 @@ from ..core.graph import (
     graph_key,
     match_graph_trajectories,
 )
+from ..errors import GraphTrajectoryFormatError
 from .result import EvaluatorResult
 from .scope import announce, announce_error
 
@@ -54,7 +55,10 @@ def evaluate_graph_trajectory(
     """Compare both sides in ``mode`` and build the result dict (no reporting)."""
     key = graph_key(mode)
     if outputs is None or reference_outputs is None:
-        raise ValueError(f"{key} requires outputs and reference_outputs")
+        side = "outputs" if outputs is None else "reference_outputs"
+        raise GraphTrajectoryFormatError(
+            f"{key} requires outputs and reference_outputs ({side} is None)", side=side
+        )
     report = match_graph_trajectories(outputs, reference_outputs, mode=mode)
     result: EvaluatorResult = {
         "key": key,

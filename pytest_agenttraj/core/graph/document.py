@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import GraphTrajectoryFormatError
+from ..values import safe_repr
 from .modes import check_graph_mode
 from .path import read_graph_steps, steps_document
 
@@ -27,7 +28,7 @@ def check_graph_reference(document: Any, *, source: str = "reference") -> dict[s
     if not isinstance(document, Mapping) or "steps" not in document:
         raise GraphTrajectoryFormatError(
             f"{source} must be a mapping with 'steps' (one list of nodes per invocation), "
-            f"got {document!r:.80}",
+            f"got {safe_repr(document, 80)}",
             side=source,
         )
     unknown = sorted(str(key) for key in document if key not in DOCUMENT_KEYS)

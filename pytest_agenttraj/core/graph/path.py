@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, NoReturn
 
 from ...errors import GraphTrajectoryFormatError
+from ..values import safe_repr
 
 __all__ = [
     "GraphPath",
@@ -55,7 +56,9 @@ def _fail(
 def graph_steps(value: Any, side: str) -> list[Any]:
     """The ``steps`` of a ``GraphTrajectory``, checked to be one list of nodes per invocation."""
     if not isinstance(value, Mapping) or "steps" not in value:
-        _fail(f"{side} must be a GraphTrajectory dict with 'steps', got {value!r:.80}", side)
+        _fail(
+            f"{side} must be a GraphTrajectory dict with 'steps', got {safe_repr(value, 80)}", side
+        )
     steps = value["steps"]
     if not isinstance(steps, list | tuple):
         _fail(f"{side}['steps'] must be a list of node-name lists", side)
@@ -64,7 +67,7 @@ def graph_steps(value: Any, side: str) -> list[Any]:
             # e.g. ``"steps": ["__start__", "agent"]``: the per-invocation list was left out
             _fail(
                 f"{side}['steps'][{number}] must be a list of node names (one list per "
-                f"invocation), got {invocation!r:.80}",
+                f"invocation), got {safe_repr(invocation, 80)}",
                 side,
                 number,
             )
@@ -75,12 +78,12 @@ def _bad_entry(entry: Any, side: str, invocation: int, step: int) -> NoReturn:
     where = f"{side}['steps'][{invocation}][{step}] (invocation {invocation}, step {step})"
     if not isinstance(entry, list | tuple):
         problem = "must be a node name or a list of node names that ran in one superstep"
-        _fail(f"{where} {problem}, got {entry!r:.80}", side, invocation, step)
+        _fail(f"{where} {problem}, got {safe_repr(entry, 80)}", side, invocation, step)
     if not entry:
         _fail(f"{where} is an empty superstep: list its nodes", side, invocation, step)
     name = next(name for name in entry if not isinstance(name, str))
     _fail(
-        f"{where} must list node names, got {name!r:.80} in {list(entry)!r:.80}",
+        f"{where} must list node names, got {safe_repr(name, 80)} in {safe_repr(list(entry), 80)}",
         side,
         invocation,
         step,
@@ -117,7 +120,8 @@ def _check_lengths(value: Mapping[str, Any], count: int, side: str) -> None:
             continue
         if not isinstance(entries, list | tuple):
             _fail(
-                f"{side}['{key}'] must be a list (one {what} per invocation), got {entries!r:.80}",
+                f"{side}['{key}'] must be a list (one {what} per invocation), "
+                f"got {safe_repr(entries, 80)}",
                 side,
             )
         if entries and len(entries) != count:

@@ -25,7 +25,7 @@ from ..normalize import Memo
 from ..values import json_text
 from .args import ArgScore, arg_accuracy
 from .assignment import max_weight_assignment
-from .calls import GradedCall, read_calls
+from .calls import GradedCall, nesting_refused, read_calls
 from .report import AccuracyReport, CallScore, Rules
 
 __all__ = ["tool_call_accuracy"]
@@ -68,6 +68,13 @@ def tool_call_accuracy(
     memo: Memo = {}
     outs = read_calls(outputs, side="outputs", memo=memo)
     refs = read_calls(reference, side="reference_outputs", memo=memo)
+    with nesting_refused(outs, refs):
+        return _scored(outs, refs, config, strict_order)
+
+
+def _scored(
+    outs: list[GradedCall], refs: list[GradedCall], config: MatchConfig, strict_order: bool
+) -> AccuracyReport:
     scores = _Scores(outs, refs, config)
     problem: str | None = None
     if not refs:

@@ -7,15 +7,17 @@ it, so explanations can point at it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ...errors import TrajectoryFormatError
+from ..compare import nesting_problem
 from ..model import ToolCall
 from ..normalize import Memo, to_trajectory
 from ..normalize.chat import dict_call
 
-__all__ = ["GradedCall", "read_calls"]
+__all__ = ["GradedCall", "nesting_refused", "read_calls"]
 
 _CALL_LIST_KEYS = ("reference_tool_calls", "tool_calls")
 
@@ -79,3 +81,36 @@ def _one_call(item: Any, number: int, side: str, memo: Memo) -> GradedCall:
         raise TrajectoryFormatError(
             f"tool call {number}: {error.problem}", field=field, side=side
         ) from None
+
+
+@contextmanager
+def nesting_refused(
+    outputs: Sequence[GradedCall], references: Sequence[GradedCall]
+) -> Iterator[None]:
+    """Turn a ``RecursionError`` in the block into a ``TrajectoryFormatError`` naming the call
+    whose arguments nest too deep or refer to themselves (re-raised when no call is to blame)."""
+    try:
+        yield
+    except RecursionError:
+        for side, calls in (("outputs", outputs), ("reference_outputs", references)):
+            _refuse_nesting(calls, side)
+        raise
+
+
+def _refuse_nesting(calls: Sequence[GradedCall], side: str) -> None:
+    within: dict[int, int] = {}  # calls seen so far in each message
+    for graded in calls:
+        problem = nesting_problem(graded.call.args)
+        if graded.message is not None:
+            position = within[graded.message] = within.get(graded.message, -1) + 1
+        if problem is None:
+            continue
+        text = f"arguments of tool {graded.call.name!r} {problem}"
+        if graded.message is None:  # a plain list of calls
+            error = TrajectoryFormatError(
+                f"tool call {graded.position}: {text}", field="args", side=side
+            )
+        else:
+            field = f"tool_calls[{position}].args"
+            error = TrajectoryFormatError(text, index=graded.message, field=field, side=side)
+        raise error from None  # the RecursionError's frames would bury it

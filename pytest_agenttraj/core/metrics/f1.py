@@ -12,7 +12,7 @@ from ..matching.report import CallRef
 from ..matching.rules import MatchConfig
 from ..normalize import Memo
 from .args import arg_accuracy
-from .calls import GradedCall, read_calls
+from .calls import GradedCall, nesting_refused, read_calls
 from .report import F1Report, Unpaired
 
 __all__ = ["tool_call_f1"]
@@ -30,6 +30,11 @@ def tool_call_f1(outputs: Any, reference: Any, config: MatchConfig) -> F1Report:
     memo: Memo = {}
     outs = read_calls(outputs, side="outputs", memo=memo)
     refs = read_calls(reference, side="reference_outputs", memo=memo)
+    with nesting_refused(outs, refs):
+        return _scored(outs, refs, config)
+
+
+def _scored(outs: list[GradedCall], refs: list[GradedCall], config: MatchConfig) -> F1Report:
     pairs, lone_out, lone_ref = pair_calls([_ref(c) for c in outs], [_ref(c) for c in refs], config)
     matched = tuple((outs[o.message], refs[r.message]) for o, r in pairs)
     free_out = [outs[o.message] for o in lone_out]

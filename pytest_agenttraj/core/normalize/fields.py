@@ -89,7 +89,7 @@ def role(raw: Any, index: int, field: str = "role") -> Role:
 def call_name(raw: Any, index: int, field: str) -> str:
     """A tool call's name: a non-empty string."""
     if not isinstance(raw, str) or not raw:
-        got = "nothing" if raw is None else repr(raw)
+        got = "nothing" if raw is None else safe_repr(raw, 80)
         raise TrajectoryFormatError(
             f"a tool call needs a name (a non-empty string), got {got}", index=index, field=field
         )

@@ -8,19 +8,28 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.graph import graph_steps
+from ...core.graph import GraphPath, read_graph_steps
 from ...core.model import Message, ToolCall, Trajectory
 from ...core.normalize import to_trajectory
+from ...core.values import safe_repr
 from ...errors import TrajectoryFormatError
 
 __all__ = ["format_thread", "format_trajectory", "format_value", "thread_rows"]
 
 
+def _text(value: Any) -> str:
+    """What JSON shows for a value it cannot encode: its ``str``, or a stand-in if that fails."""
+    try:
+        return str(value)
+    except Exception:  # any failure of the caller's __str__ / __repr__
+        return safe_repr(value)
+
+
 def _json(value: Any) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):  # circular or otherwise unencodable: still readable
-        return repr(value)
+        return json.dumps(value, ensure_ascii=False, default=_text)
+    except (TypeError, ValueError, RecursionError):  # a cycle, too deep, unencodable keys
+        return safe_repr(value)
 
 
 def _call(call: ToolCall) -> str:
@@ -71,13 +80,8 @@ def format_value(value: Any) -> str:
     return _json(value)
 
 
-def _nodes(steps: Sequence[Any]) -> str:
-    parts = []
-    for entry in steps:
-        if isinstance(entry, list | tuple):
-            parts.append("(" + " + ".join(str(node) for node in entry) + ")")
-        else:
-            parts.append(str(entry))
+def _nodes(path: GraphPath) -> str:
+    parts = ["(" + " + ".join(step.nodes) + ")" if step.grouped else step.nodes[0] for step in path]
     return ", ".join(parts) if parts else "(none)"
 
 
@@ -90,15 +94,18 @@ def thread_rows(graph: Any, inputs: Any = None, *, side: str = "outputs") -> lis
     """A ``GraphTrajectory``'s invocations, checked: ``inputs`` (a list, or a dict with
     ``inputs``) overrides the trajectory's own ``inputs`` and must hold one entry per
     invocation."""
-    steps = graph_steps(graph, side)
+    steps = read_graph_steps(graph, side)
     results = graph.get("results") or []
     if isinstance(inputs, Mapping):
         if "inputs" not in inputs:
-            raise ValueError("inputs must be a list (one per invocation) or a dict with 'inputs'")
+            raise TrajectoryFormatError(
+                "must be a list (one per invocation) or a dict with 'inputs'", side="inputs"
+            )
         inputs = inputs["inputs"]
     if inputs is None:
-        inputs = graph.get("inputs")
-    _check_lengths(side, steps, results, inputs)
+        inputs = graph.get("inputs") or None  # checked with the steps; empty: not recorded
+    else:
+        _check_inputs(side, steps, inputs)
     return [
         (inputs[n] if inputs else None, nodes, (results[n],) if n < len(results) else ())
         for n, nodes in enumerate(steps)
@@ -120,15 +127,10 @@ def format_thread(graph: Any, inputs: Any = None, *, side: str = "outputs") -> s
     return "\n".join(blocks) if blocks else "(no invocations)"
 
 
-def _check_lengths(side: str, steps: list[Any], results: Any, inputs: Any) -> None:
-    if not isinstance(results, list | tuple):
-        raise ValueError(f"{side}['results'] must be a list (one result per invocation)")
-    if results and len(results) != len(steps):
-        raise ValueError(
-            f"{side} has {len(steps)} invocations in 'steps' but {len(results)} 'results'"
-        )
-    if inputs is not None and (not isinstance(inputs, list | tuple) or len(inputs) != len(steps)):
+def _check_inputs(side: str, steps: Sequence[GraphPath], inputs: Any) -> None:
+    if not isinstance(inputs, list | tuple) or len(inputs) != len(steps):
         count = len(inputs) if isinstance(inputs, list | tuple) else type(inputs).__name__
-        raise ValueError(
-            f"inputs must hold one entry per invocation: {side} has {len(steps)}, got {count}"
+        raise TrajectoryFormatError(
+            f"must hold one entry per invocation: {side} has {len(steps)}, got {count}",
+            side="inputs",
         )

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import TrajectoryFormatError
 from ..result import EvaluatorResult
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
 from .faces import AsyncJudgeEvaluator, JudgeEvaluator, async_face, sync_face
@@ -45,7 +46,9 @@ class _GoalSteps:
         self, outputs: Any, reference_outputs: Any, inputs: Any, extra: Mapping[str, Any]
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         if outputs is None:
-            raise ValueError("agent goal accuracy needs outputs (the conversation)")
+            raise TrajectoryFormatError(
+                "agent goal accuracy needs outputs (the conversation)", side="outputs"
+            )
         outcome = desired_outcome(reference_outputs)
         params = {"outputs": format_trajectory(outputs, side="outputs")}
         if outcome is not None:

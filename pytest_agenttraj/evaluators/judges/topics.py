@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from ...core.values import safe_repr
+from ...errors import TrajectoryFormatError
 from ..result import EvaluatorResult
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
 from .faces import AsyncJudgeEvaluator, JudgeEvaluator, async_face, sync_face
@@ -41,14 +43,17 @@ def _check_mode(mode: object) -> str:
     return mode
 
 
-def _check_topics(topics: object, where: str) -> tuple[str, ...]:
+def _check_topics(
+    topics: object, where: str, error: type[ValueError] = ValueError
+) -> tuple[str, ...]:
+    """``topics`` as a tuple of names, or ``error`` saying what is wrong with them."""
     if (
         not isinstance(topics, Sequence)
         or isinstance(topics, str)
         or not topics
         or not all(isinstance(t, str) and t.strip() for t in topics)
     ):
-        raise ValueError(f"{where} must be a non-empty list of topic names, got {topics!r:.80}")
+        raise error(f"{where} must be a non-empty list of topic names, got {safe_repr(topics, 80)}")
     return tuple(topics)
 
 
@@ -76,7 +81,9 @@ class _TopicSteps:
         if isinstance(reference_outputs, Mapping):
             reference_outputs = reference_outputs.get("reference_topics")
         if reference_outputs is not None:
-            return _check_topics(reference_outputs, "reference_outputs['reference_topics']")
+            return _check_topics(
+                reference_outputs, "reference_outputs['reference_topics']", TrajectoryFormatError
+            )
         if self.topics is None:
             raise ValueError(
                 "topic adherence needs reference topics: reference_topics= when building the "
@@ -88,7 +95,9 @@ class _TopicSteps:
         self, outputs: Any, reference_outputs: Any, inputs: Any, extra: Mapping[str, Any]
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         if outputs is None:
-            raise ValueError("topic adherence needs outputs (the conversation)")
+            raise TrajectoryFormatError(
+                "topic adherence needs outputs (the conversation)", side="outputs"
+            )
         topics = self._reference_topics(reference_outputs)
         params = {
             "outputs": format_trajectory(outputs, side="outputs"),

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import TrajectoryFormatError
 from ..result import EvaluatorResult
 from . import peer
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
@@ -145,7 +146,9 @@ class _TrajectorySteps:
         self, outputs: Any, reference_outputs: Any, inputs: Any, extra: Mapping[str, Any]
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         if outputs is None:
-            raise ValueError("an LLM trajectory judge needs outputs (the agent's trajectory)")
+            raise TrajectoryFormatError(
+                "an LLM trajectory judge needs outputs (the agent's trajectory)", side="outputs"
+            )
         show = peer.messages_text if self.in_peer_form else format_trajectory
         params = {"outputs": show(outputs, side="outputs")}
         if reference_outputs:  # LangSmith passes {} for an example without outputs
