@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
-from .values import Matcher, canonical, value_matches
+from .regex import UnsupportedPattern, compile_linear
+from .values import Matcher, canonical, safe_repr, value_matches
 
 __all__ = ["ANY", "Approx", "Contains", "Matcher", "OneOf", "Regex", "regex_flags"]
 
@@ -115,38 +116,47 @@ def _flag_names(flags: int) -> str:
 
 
 class Regex(_Frozen):
-    """A string that the regular expression ``pattern`` matches in full (``re.fullmatch``).
+    """A string that the regular expression ``pattern`` matches in full (as ``re.fullmatch``
+    decides it), decided in time linear in the string's length, whatever the pattern.
 
-    ``flags`` are ``re`` flags (``re.IGNORECASE`` ...). A bad pattern raises ``ValueError``.
+    ``flags`` are ``re`` flags (``re.IGNORECASE`` ...). The pattern is Python's syntax, less what
+    needs backtracking (backreferences, lookaround, conditional and atomic groups, possessive
+    repeats, repeat counts above 1,000, ``\\b`` without ``re.ASCII``): see
+    :mod:`pytest_agenttraj.core.regex`. A bad or unsupported pattern raises ``ValueError``.
     """
 
-    __slots__ = ("_compiled", "flags", "pattern")
+    __slots__ = ("_fullmatch", "flags", "pattern")
     spelled_key = "$regex"
     pattern: str
     flags: int
-    _compiled: re.Pattern[str]
+    _fullmatch: Callable[[str], bool]
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         if not isinstance(pattern, str):
-            raise ValueError(f"Regex needs a pattern string, got {pattern!r}")
+            raise ValueError(f"Regex needs a pattern string, got {safe_repr(pattern, 80)}")
         if isinstance(flags, bool) or not isinstance(flags, int) or flags & ~_KNOWN_FLAGS:
             raise ValueError(
-                f"invalid Regex flags {flags!r}: use re.IGNORECASE, re.MULTILINE, re.DOTALL, "
-                "re.VERBOSE, re.ASCII or re.UNICODE, combined with |"
+                f"invalid Regex flags {safe_repr(flags, 80)}: use re.IGNORECASE, re.MULTILINE, "
+                "re.DOTALL, re.VERBOSE, re.ASCII or re.UNICODE, combined with |"
             )
         try:
-            compiled = re.compile(pattern, flags)
+            fullmatch = compile_linear(pattern, flags)
         except re.error as error:
             raise ValueError(f"invalid Regex {pattern!r}: {error}") from None
+        except UnsupportedPattern as error:
+            raise ValueError(
+                f"invalid Regex {pattern!r}: {error} (a Regex is matched in linear time, "
+                "without backtracking)"
+            ) from None
         object.__setattr__(self, "pattern", pattern)
         object.__setattr__(self, "flags", int(flags))
-        object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(self, "_fullmatch", fullmatch)
 
     def _fields(self) -> tuple[Any, ...]:
         return (self.pattern, self.flags)
 
     def matches(self, actual: Any) -> bool:
-        return isinstance(actual, str) and self._compiled.fullmatch(actual) is not None
+        return isinstance(actual, str) and self._fullmatch(actual)
 
     def __repr__(self) -> str:
         if self.flags:

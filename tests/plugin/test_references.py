@@ -373,3 +373,51 @@ def test_an_invalid_matcher_in_a_file_names_file_line_and_path(project: pytest.P
             "character set*"
         ]
     )
+
+
+def test_a_pathological_regex_in_a_file_decides_a_long_argument(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference's ``(a+)+$`` against an agent's 100,000 ``a`` and a ``!`` (what a prompt
+    injection could make an agent send) fails the test at once, instead of backtracking for
+    longer than the universe has existed."""
+    from deadline import deadline
+
+    project.makepyfile(AGENT)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "weather.yaml").write_text(
+        MATCHER_FILE.replace('"location-[0-9]+"', '"(a+)+$"'), encoding="utf-8"
+    )
+    monkeypatch.setenv("AGENT_CODE", "a" * 100_000 + "!")
+    with deadline(60.0, "the test run"):  # generous: RE2 takes milliseconds
+        result = project.runpytest("-k", "by_name")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E *      - location_code: Regex('(a+)+$')"])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("(a)\\\\1", r"invalid Regex '(a)\\1': a backreference (\1 or (?P=name)) is not supported"),
+        ("(?<=x)y", "invalid Regex '(?<=x)y': a lookbehind is not supported"),
+    ],
+)
+def test_a_regex_that_needs_backtracking_is_refused_naming_file_and_line(
+    project: pytest.Pytester, pattern: str, problem: str
+) -> None:
+    project.makepyfile(AGENT)
+    folder = project.path / "trajectories"
+    folder.mkdir()
+    (folder / "weather.yaml").write_text(
+        MATCHER_FILE.replace('"location-[0-9]+"', f'"{pattern}"'), encoding="utf-8"
+    )
+    result = project.runpytest("-k", "by_name")
+    result.assert_outcomes(failed=1)
+    escaped = problem.replace("[", "[[]").replace("?", "[?]").replace("*", "[*]")
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ReferenceFileError: */trajectories/weather.yaml:9: message 1, "
+            f"tool_calls[[]0].args.location_code: {escaped}*"
+        ]
+    )

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals", "langchain")
+# re2 (the Regex engine) is loaded when the first Regex is built
+HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals", "langchain", "re2")
 
 
 def test_plugin_import_leaves_heavy_packages_out() -> None:
@@ -19,6 +20,21 @@ def test_plugin_import_leaves_heavy_packages_out() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_the_regex_engine_loads_with_the_first_regex() -> None:
+    code = (
+        "import sys\n"
+        "from pytest_agenttraj.core import matchers, spelled\n"
+        "spelled.matchers_from_spelled({'city': {'$any': True}})\n"
+        "print('re2' in sys.modules)\n"
+        "matchers.Regex('S.*')\n"
+        "print('re2' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["False", "True"]
 
 
 def test_plugin_is_registered_by_entry_point(pytester: pytest.Pytester) -> None:
