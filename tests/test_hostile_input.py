@@ -386,3 +386,22 @@ def test_a_recorded_evaluation_of_hostile_values_keeps_the_test_running(name: st
             spoiled = _plant(copy.deepcopy(sound), place, junk)
             _check(name, spoiled, sound, recorded=True)
             _check(name, sound, spoiled, recorded=True)
+
+
+def _args_places(reads: str) -> list[tuple[Any, ...]]:
+    """Where a call's arguments sit (the whole dict, and one value), or a graph's steps."""
+    if reads == "graph":
+        return [("steps", 0), ("steps", 0, 1), ("results", 0)]
+    return [(3, "tool_calls", 0, "args"), (3, "tool_calls", 0, "args", "code")]
+
+
+@pytest.mark.parametrize("name", sorted(EVALUATORS))
+def test_every_non_json_value_as_arguments(name: str) -> None:
+    """Each of the leaves, as a call's whole arguments and as one argument value (a dict with
+    an int key once made tool-call accuracy raise ``TypeError`` while naming the keys)."""
+    reads = EVALUATORS[name][0] if EVALUATORS[name][0] != "any" else "messages"
+    for place in _args_places(reads):
+        for leaf in range(len(_leaves())):
+            spoiled = _plant(_valid(reads), place, _hostile("leaf", leaf))
+            _check(name, spoiled, _valid(reads))
+            _check(name, _valid(reads), spoiled)

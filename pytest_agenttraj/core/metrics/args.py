@@ -59,7 +59,9 @@ def arg_accuracy(
     else:
         return _verdict_score(rule, output, reference)
     differing = tuple(
-        k for k in keys if not (k in output and k in reference and _same(output[k], reference[k]))
+        str(k)  # a dict given in Python may have keys JSON would write as text
+        for k in keys
+        if not (k in output and k in reference and _same(output[k], reference[k]))
     )
     return ArgScore((len(keys) - len(differing)) / len(keys), differing)
 
