@@ -69,23 +69,23 @@ def tool_call_accuracy(
     outs = read_calls(outputs, side="outputs", memo=memo)
     refs = read_calls(reference, side="reference_outputs", memo=memo)
     with nesting_refused(outs, refs):
-        return _scored(outs, refs, config, strict_order)
+        return _scored(outs, refs, config, Rules(strict_order, allow_extra_calls, best_pairing))
 
 
 def _scored(
-    outs: list[GradedCall], refs: list[GradedCall], config: MatchConfig, strict_order: bool
+    outs: list[GradedCall], refs: list[GradedCall], config: MatchConfig, rules: Rules
 ) -> AccuracyReport:
+    strict_order, best_pairing = rules.strict_order, rules.best_pairing
     scores = _Scores(outs, refs, config)
     problem: str | None = None
     if not refs:
         pairing: Pairing = {}
         if outs:
             problem = f"the reference makes no tool calls and the output makes {len(outs)}"
-    elif allow_extra_calls:
+    elif rules.allow_extra_calls:
         problem, pairing = _contained(outs, refs, scores, strict_order)
     else:
         problem, pairing = _aligned(outs, refs, scores, strict_order, best_pairing)
-    rules = Rules(strict_order, allow_extra_calls, best_pairing)
     return _report(outs, refs, scores, pairing, problem, rules)
 
 
