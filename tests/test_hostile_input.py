@@ -405,3 +405,20 @@ def test_every_non_json_value_as_arguments(name: str) -> None:
             spoiled = _plant(_valid(reads), place, _hostile("leaf", leaf))
             _check(name, spoiled, _valid(reads))
             _check(name, _valid(reads), spoiled)
+
+
+def test_a_value_that_holds_itself_is_searched_for_matchers_once() -> None:
+    """Whether a reference holds a matcher is asked of every recorded evaluation; a value that
+    holds itself once made that search run until memory ran out."""
+    from pytest_agenttraj import Regex
+    from pytest_agenttraj.core.values import holds_matcher
+
+    Regex("x")  # a matcher kind exists, so the search runs
+    loop: list[Any] = [1]
+    loop.append(loop)
+    nested: dict[str, Any] = {"a": [loop]}
+    nested["self"] = nested
+    assert holds_matcher(loop) is False
+    assert holds_matcher(nested) is False
+    loop.append(Regex("y"))
+    assert holds_matcher(nested) is True

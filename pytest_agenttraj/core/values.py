@@ -332,24 +332,26 @@ def lookup_path(args: Mapping[str, Any], path: str) -> Any:
 
 
 def holds_matcher(value: Any) -> bool:
-    """Whether ``value`` is a matcher or holds one anywhere inside its dicts and lists."""
+    """Whether ``value`` is a matcher or holds one anywhere inside its dicts and lists (each
+    container looked into once, so a value that holds itself ends the walk)."""
     if not _matcher_kinds:
         return False
     stack = [value]
+    seen: set[int] = set()
     while stack:
         item = stack.pop()
         kind = type(item)
         if kind is str or kind is int or kind is float or kind is bool or item is None:
             continue
-        if kind is dict:
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
-        elif isinstance(item, Matcher):
+        if isinstance(item, Matcher):
             return True
-        elif isinstance(item, Mapping):
+        if id(item) in seen:
+            continue
+        if isinstance(item, Mapping):
+            seen.add(id(item))
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
+            seen.add(id(item))
             stack.extend(item)
     return False
 

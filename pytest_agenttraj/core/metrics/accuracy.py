@@ -22,7 +22,7 @@ from typing import Any
 
 from ..matching.rules import MatchConfig
 from ..normalize import Memo
-from ..values import json_text
+from ..values import json_text, safe_repr
 from .args import ArgScore, arg_accuracy
 from .assignment import max_weight_assignment
 from .calls import GradedCall, nesting_refused, read_calls
@@ -149,8 +149,16 @@ def _contained(
 
 
 def _argument_text(args: Mapping[str, Any]) -> tuple[str, ...]:
-    """How Ragas orders one tool's calls: by argument name, then the ``str()`` of its value."""
-    return tuple([part for key in sorted(args) for part in (key, str(args[key]))])
+    """How Ragas orders one tool's calls: by argument name, then the ``str()`` of its value (a
+    value whose ``str`` raises, by the package's stand-in for it)."""
+    return tuple([part for key in sorted(args) for part in (key, _text(args[key]))])
+
+
+def _text(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception:  # any failure of a caller's __str__ / __repr__
+        return safe_repr(value)
 
 
 def _by_argument_text(outs: list[GradedCall], refs: list[GradedCall]) -> Pairing:

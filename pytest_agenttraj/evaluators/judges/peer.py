@@ -151,10 +151,16 @@ def thread_text(rows: Sequence[Invocation]) -> str:
     for given, nodes, result in rows:
         if given:
             parts.append(f"\n<input>\n{given}\n</input>\n")
-        parts.append(f"\n<trajectory>\n{nodes}\n</trajectory>\n")
+        parts.append(f"\n<trajectory>\n{_steps(nodes)}\n</trajectory>\n")
         if result:
             parts.append(f"\n<result>\n{result[0]}\n</result>\n")
     return "".join(parts)
+
+
+def _steps(path: Any) -> list[Any]:
+    """A path's supersteps as the steps list agentevals was given: a node name, or the list of
+    names that ran in one superstep."""
+    return [list(step.nodes) if step.grouped else step.nodes[0] for step in path]
 
 
 def reference_text(rows: Sequence[Invocation]) -> str:
