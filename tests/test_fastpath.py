@@ -135,6 +135,50 @@ def _outcome(compare: Callable[[], MatchReport]) -> MatchReport | TrajectoryForm
 def test_plain_messages_are_built_and_judged_as_the_normaliser_does(
     outputs: list[Any], reference: list[Any], mode: str, args_mode: str
 ) -> None:
+    _check_agrees(outputs, reference, mode, args_mode)
+
+
+@st.composite
+def _mixed_messages(draw: st.DrawFn) -> list[Any]:
+    """Runs of chat dicts and of LangChain messages in one list (an agent's state whose first
+    message was given as a dict, say): each form's scanner reads its runs."""
+    forms = [draw(_plain_messages()), draw(_langchain_messages())]
+    if draw(st.booleans()):
+        forms.reverse()
+    mixed: list[Any] = []
+    turn = 0
+    while forms[0] or forms[1]:
+        cut = draw(st.integers(1, 3))
+        mixed += forms[turn][:cut]
+        forms[turn] = forms[turn][cut:]
+        turn = 1 - turn
+    return mixed
+
+
+@st.composite
+def _mixed_pairs(draw: st.DrawFn) -> tuple[list[Any], list[Any]]:
+    """A mixed side, and a reference that is often the same messages (so the fast path has
+    matches to prove), else any side."""
+    outputs = draw(_mixed_messages())
+    others = st.one_of(_mixed_messages(), _plain_messages(), _langchain_messages())
+    return outputs, draw(st.one_of(st.just(list(outputs)), others))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sides=_mixed_pairs(),
+    mode=st.sampled_from(["strict", "unordered", "subset", "superset"]),
+    args_mode=st.sampled_from(["exact", "ignore", "subset"]),
+)
+def test_sides_of_both_forms_are_built_and_judged_as_the_normaliser_does(
+    sides: tuple[list[Any], list[Any]], mode: str, args_mode: str
+) -> None:
+    _check_agrees(*sides, mode, args_mode)
+
+
+def _check_agrees(outputs: list[Any], reference: list[Any], mode: str, args_mode: str) -> None:
+    """The fast path's report (or error) is the general path's: the same verdict, problems,
+    trajectories and, for a match it proved, pairs the rules allow."""
     config = make_config(mode, args_mode)
     expected = _outcome(lambda: _general(outputs, reference, config))
     report = _outcome(lambda: compare_trajectories(outputs, reference, config))

@@ -13,7 +13,9 @@ Where empty sides are refused (``allow_empty=False``), a side without messages o
 without calls is left to the general path.
 
 How: one walk per side records the roles, which messages make calls, and each call's tool name
-and arguments (the text, or the dict). Calls pair by *key*: the arguments text when both sides
+and arguments (the text, or the dict): each form's scanner sits beside its reader in
+``normalize/`` (``chat.scan``, ``langchain.scan``) and reads a run of messages of its form in
+one loop; here is only the dispatch. Calls pair by *key*: the arguments text when both sides
 hold only texts (equal texts are equal values), else each call's canonical value
 (``values.canonical``, the general path's own equality), or the tool alone where arguments are
 ignored. The sides match when the keys pair up as the mode requires: in strict mode, message by
@@ -36,10 +38,9 @@ from typing import Any, NamedTuple
 
 from .matching.report import FlatPairs, MatchReport
 from .matching.rules import MatchConfig
-from .model import Message, Role, ToolCall, Trajectory
-from .normalize import Memo, to_trajectory
-from .normalize.fields import ROLE_ALIASES, memo_object, opt_str, scan_object
-from .normalize.langchain import LANGCHAIN_ROLES, is_message
+from .model import Message, ToolCall, Trajectory
+from .normalize import Memo, chat, langchain, to_trajectory
+from .normalize.fields import Skeleton, memo_object, scan_object
 from .values import canonical
 
 __all__ = ["DeferredSides", "Walked", "applies", "build", "decide"]
@@ -59,8 +60,8 @@ class Walked(NamedTuple):
     each side it walked (``None`` where it did not), from which ``build`` makes the trajectory."""
 
     report: MatchReport | None
-    output: _Skeleton | None = None
-    reference: _Skeleton | None = None
+    output: Skeleton | None = None
+    reference: Skeleton | None = None
 
 
 def decide(outputs: Any, reference_outputs: Any, config: MatchConfig) -> Walked:
@@ -80,8 +81,8 @@ def decide(outputs: Any, reference_outputs: Any, config: MatchConfig) -> Walked:
 def _passing(
     outputs: Any,
     reference_outputs: Any,
-    output: _Skeleton,
-    reference: _Skeleton,
+    output: Skeleton,
+    reference: Skeleton,
     config: MatchConfig,
 ) -> MatchReport | None:
     """The passing report of two walked sides, if their calls pair as the mode requires."""
@@ -122,9 +123,7 @@ def _all_objects(*texts: list[str]) -> bool:
     return True
 
 
-def _values(
-    output: _Skeleton, reference: _Skeleton
-) -> tuple[list[Hashable], list[Hashable]] | None:
+def _values(output: Skeleton, reference: Skeleton) -> tuple[list[Hashable], list[Hashable]] | None:
     """The canonical value of each call's arguments on both sides (texts parsed once each),
     or ``None`` if a text is not exactly one JSON object."""
     parsed: Memo = {}
@@ -141,31 +140,6 @@ def _values(
     return sides[0], sides[1]
 
 
-class _Skeleton(NamedTuple):
-    """What a verdict needs of one side: which messages make calls and how many, each call's
-    tool name and arguments (text or dict, in call order), whether they are all texts, and the
-    messages' roles (only strict mode asks)."""
-
-    roles: list[Role | None]
-    call_rows: list[int]
-    call_counts: list[int]
-    names: list[str]
-    args: list[Any]
-    texts_only: bool
-
-
-_MESSAGE_CLASSES: dict[type, bool] = {}
-"""Classes seen in trajectories: whether they are LangChain messages with a ``__dict__``."""
-
-
-def _is_langchain(item: Any) -> bool:
-    kind = type(item)
-    known = _MESSAGE_CLASSES.get(kind)
-    if known is None:
-        known = _MESSAGE_CLASSES[kind] = is_message(item) and hasattr(item, "__dict__")
-    return known
-
-
 def _may_walk(value: Any) -> bool:
     """A cheap look at ``value`` up to its first tool call: whether ``_walk`` could get past it,
     so that a trajectory of another form is not walked in vain."""
@@ -173,94 +147,35 @@ def _may_walk(value: Any) -> bool:
         return False
     for item in value:
         if type(item) is not dict:
-            return _is_langchain(item)
+            return langchain.scannable(item)
         calls = item.get("tool_calls")
         if calls:
-            first = calls[0] if type(calls) is list else None
-            if type(first) is not dict:
-                return False
-            function = first.get("function")
-            if function is None:
-                return type(first.get("args")) is dict
-            return type(function) is dict and type(function.get("arguments")) is str
+            return chat.scannable_calls(calls)
     return True
 
 
-# One loop with every check inline: it is the cost of each passing evaluation.
-def _walk(value: list[Any]) -> _Skeleton | None:  # noqa: C901
-    """The skeleton of ``value`` when it is a list of plain messages, else ``None``. Arguments
-    texts are not parsed here (see ``_passing``)."""
-    roles: list[Role | None] = []
-    rows: list[int] = []
-    counts: list[int] = []
-    names: list[str] = []
-    args: list[Any] = []
-    add_role, add_row, add_count = roles.append, rows.append, counts.append
-    add_name, add_args = names.append, args.append
-    known_role: Callable[[Any], Role | None] = ROLE_ALIASES.get  # any hashable: None if unknown
-    langchain_role: Callable[[Any], Role | None] = LANGCHAIN_ROLES.get
-    texts_only = True
-    # Anything unexpected (a missing key, a value of the wrong kind) raises KeyError or
-    # TypeError below, and the general normaliser then decides: cheaper than testing each field.
-    try:
-        for index, item in enumerate(value):
-            if type(item) is dict:
-                if "type" in item or type(item.get("content")) is list:
-                    return None
-                role = known_role(item.get("role"))
-                raw_calls = item.get("tool_calls")
-                if raw_calls:
-                    if role != "assistant" or type(raw_calls) is not list:
-                        return None
-                    for raw in raw_calls:
-                        function = raw.get("function")
-                        if function is not None:
-                            name, given = function["name"], function["arguments"]
-                            if type(given) is not str:
-                                return None
-                        else:  # the flat form, as reference files are read: {"name", "args"}
-                            name, given = raw["name"], raw["args"]
-                            if type(given) is not dict:
-                                return None
-                            texts_only = False
-                        if type(name) is not str or not name:
-                            return None
-                        add_name(name)
-                        add_args(given)
-                    add_row(index)
-                    add_count(len(raw_calls))
-                elif role is None or (raw_calls is not None and type(raw_calls) is not list):
-                    return None
-            elif _MESSAGE_CLASSES.get(type(item)) or _is_langchain(item):
-                fields = item.__dict__
-                role = langchain_role(fields["type"])
-                if role is None or type(fields["content"]) is list:
-                    return None
-                raw_calls = fields.get("tool_calls")
-                if raw_calls:
-                    if role != "assistant" or type(raw_calls) is not list:
-                        return None
-                    for raw in raw_calls:
-                        name = raw["name"]
-                        call_args = raw["args"]
-                        if type(name) is not str or not name or type(call_args) is not dict:
-                            return None
-                        add_name(name)
-                        add_args(call_args)
-                    texts_only = False
-                    add_row(index)
-                    add_count(len(raw_calls))
-                elif fields.get("additional_kwargs", {}).get("tool_calls"):
-                    return None  # OpenAI-style calls kept aside: the normaliser reads them
-            else:
-                return None
-            add_role(role)
-    except (KeyError, TypeError, AttributeError):
-        return None
-    return _Skeleton(roles, rows, counts, names, args, texts_only)
+def _walk(value: list[Any]) -> Skeleton | None:
+    """The skeleton of ``value`` when it is a list of plain messages, else ``None``: each run of
+    messages of one form is read by that form's scanner, beside its reader (``chat.scan``,
+    ``langchain.scan``), so a side of one form is one call. Arguments texts are not parsed here
+    (see ``_passing``)."""
+    skeleton = Skeleton()
+    start, end = 0, len(value)
+    while start < end:
+        item = value[start]
+        if type(item) is dict:
+            stop = chat.scan(value, start, skeleton)
+        elif langchain.scannable(item):
+            stop = langchain.scan(value, start, skeleton)
+        else:
+            return None
+        if stop is None:
+            return None
+        start = stop
+    return skeleton
 
 
-def build(items: Any, skeleton: _Skeleton | None, side: str, memo: Memo) -> Trajectory:
+def build(items: Any, skeleton: Skeleton | None, side: str, memo: Memo) -> Trajectory:
     """``items`` as a trajectory. A side the walk read (a list of plain messages) is built from
     its skeleton, without checking again what the walk checked: each arguments text parsed once
     through ``memo``, and each arguments dict copied, as the normaliser does. Any other side, or
@@ -277,18 +192,18 @@ def build(items: Any, skeleton: _Skeleton | None, side: str, memo: Memo) -> Traj
 _new = tuple.__new__  # builds named tuples without their Python-level __new__ (every field given)
 
 
-def _from_skeleton(items: list[Any], skeleton: _Skeleton, memo: Memo) -> Trajectory | None:
+def _from_skeleton(items: list[Any], skeleton: Skeleton, memo: Memo) -> Trajectory | None:
     """The trajectory of a walked side, or ``None`` where the normaliser must decide (a text
     that is not one JSON object, a call that is not a dict)."""
     messages: list[Message] = []
     rows = iter(zip(skeleton.call_rows, skeleton.call_counts, strict=True))
     row, count = next(rows, (-1, 0))
     first = 0  # the index of the next call in the skeleton's names and args
+    chat_str, langchain_str = chat.optional_str, langchain.optional_str
     for index, item in enumerate(items):
-        chat = type(item) is dict
-        fields: Mapping[str, Any] = item if chat else item.__dict__
-        # optional strings: chat dicts keep exact ones, LangChain messages any str (as normalised)
-        text = _exact_str if chat else opt_str
+        is_dict = type(item) is dict
+        fields: Mapping[str, Any] = item if is_dict else item.__dict__
+        text = chat_str if is_dict else langchain_str  # optional strings as each reader keeps them
         calls: tuple[ToolCall, ...] | None = ()
         if index == row:
             calls = _calls(fields["tool_calls"], skeleton, first, memo, text)
@@ -311,7 +226,7 @@ def _from_skeleton(items: list[Any], skeleton: _Skeleton, memo: Memo) -> Traject
 
 def _calls(
     raw_calls: list[Any],
-    skeleton: _Skeleton,
+    skeleton: Skeleton,
     first: int,
     memo: Memo,
     text: Callable[[Any], str | None],
@@ -332,17 +247,13 @@ def _calls(
     return tuple(calls)
 
 
-def _exact_str(value: Any) -> str | None:
-    return value if type(value) is str else None
-
-
-def _maybe_vacuous(output: _Skeleton, reference: _Skeleton, mode: str) -> bool:
+def _maybe_vacuous(output: Skeleton, reference: Skeleton, mode: str) -> bool:
     """Whether either side is empty in a way ``allow_empty=False`` refuses."""
     return not reference.roles or not output.roles or (mode != "strict" and not reference.names)
 
 
 def _keys(
-    skeleton: _Skeleton, config: MatchConfig, values: Sequence[Hashable]
+    skeleton: Skeleton, config: MatchConfig, values: Sequence[Hashable]
 ) -> Sequence[Hashable]:
     """Each call's pairing key: its arguments (``values``: texts, or canonical values), or its
     tool name where args are ignored."""
@@ -356,8 +267,8 @@ def _keys(
 
 
 def _strict_partner(
-    output: _Skeleton,
-    reference: _Skeleton,
+    output: Skeleton,
+    reference: Skeleton,
     out_keys: Sequence[Hashable],
     ref_keys: Sequence[Hashable],
 ) -> list[int] | None:

@@ -5,6 +5,10 @@ Accepted: OpenAI chat-completion dicts (:mod:`.chat`), LangChain ``BaseMessage``
 dict, OpenAI Responses API items (:mod:`.responses`) and Anthropic Messages content blocks
 (:mod:`.anthropic`), mixed freely. Anything else raises ``TrajectoryFormatError`` naming the
 message index and the field.
+
+Beside the readers of chat dicts and LangChain messages are the fast path's scanners of the same
+forms (``chat.scan``, ``langchain.scan``, recording a ``fields.Skeleton``), so that what the fast
+path takes for a plain message is decided next to the code that reads it.
 """
 
 from __future__ import annotations

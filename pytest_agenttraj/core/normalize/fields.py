@@ -1,4 +1,5 @@
-"""Reading the fields every message format shares: roles, tool names and arguments.
+"""Reading the fields every message format shares: roles, tool names and arguments; and the
+``Skeleton`` every form's fast scanner records a side in.
 
 Each helper raises ``TrajectoryFormatError`` naming the message index and the field.
 """
@@ -17,6 +18,7 @@ from ..values import safe_repr
 __all__ = [
     "ROLE_ALIASES",
     "Memo",
+    "Skeleton",
     "call_name",
     "memo_object",
     "opt_str",
@@ -150,3 +152,22 @@ def _loads(raw: str, tool: str, index: int, field: str) -> dict[str, Any]:
 def opt_str(value: Any) -> str | None:
     """``value`` if it is a string, else ``None`` (ids and names are optional)."""
     return value if isinstance(value, str) else None
+
+
+class Skeleton:
+    """What the fast scanners beside the readers (``chat.scan``, ``langchain.scan``) record of
+    one side, for the fast path (``core/fastpath.py``) to decide a verdict and to build the
+    trajectory without reading again what they read: each message's role (only strict mode
+    asks), which messages make calls and how many, each call's tool name and arguments (the
+    text, or the dict, in call order), and whether the arguments are all texts. A side of
+    several input forms is scanned run by run into one skeleton."""
+
+    __slots__ = ("args", "call_counts", "call_rows", "names", "roles", "texts_only")
+
+    def __init__(self) -> None:
+        self.roles: list[Role] = []
+        self.call_rows: list[int] = []
+        self.call_counts: list[int] = []
+        self.names: list[str] = []
+        self.args: list[Any] = []
+        self.texts_only = True
