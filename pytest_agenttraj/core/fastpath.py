@@ -162,15 +162,10 @@ def _walk(value: list[Any]) -> Skeleton | None:
     skeleton = Skeleton()
     start, end = 0, len(value)
     while start < end:
-        item = value[start]
-        if type(item) is dict:
-            stop = chat.scan(value, start, skeleton)
-        elif langchain.scannable(item):
-            stop = langchain.scan(value, start, skeleton)
-        else:
-            return None
-        if stop is None:
-            return None
+        scan = chat.scan if type(value[start]) is dict else langchain.scan
+        stop = scan(value, start, skeleton)
+        if stop is None or stop == start:
+            return None  # a message that is not plain, or an item of neither form
         start = stop
     return skeleton
 
