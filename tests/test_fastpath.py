@@ -18,7 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from pytest_agenttraj import MatchReport, TrajectoryFormatError, match_trajectories, to_trajectory
+from pytest_agenttraj import (
+    MatchReport,
+    Message,
+    TrajectoryFormatError,
+    match_trajectories,
+    to_trajectory,
+)
 from pytest_agenttraj.core.compare import compare_trajectories
 from pytest_agenttraj.core.matching.rules import make_config
 
@@ -204,6 +210,23 @@ def _check_agrees(outputs: list[Any], reference: list[Any], mode: str, args_mode
         assert o.call.name == r.call.name
         assert config.rule_for(o.call.name).matches(o.call.args, r.call.args)
         assert mode != "strict" or o.message == r.message
+
+
+@pytest.mark.parametrize("opening", ["chat dict", "LangChain message"])
+@pytest.mark.parametrize("mode", ["strict", "unordered"])
+def test_an_item_of_neither_form_after_a_call_leaves_the_side_to_the_normaliser(
+    opening: str, mode: str
+) -> None:
+    # A ``Message`` the caller built is neither a dict nor a LangChain message: no scanner reads
+    # it, though the cheap look before the walk stops at the first call and does not see it.
+    first: Any = (
+        {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}
+        if opening == "chat dict"
+        else AIMessage(content="", tool_calls=[{"name": "f", "args": {}, "id": "c1"}])
+    )
+    side = [first, Message("tool", "done"), {"role": "assistant", "content": "ok"}]
+    _check_agrees(side, list(side), mode, "exact")
+    assert compare_trajectories(side, list(side), make_config(mode, "exact")).matched
 
 
 def test_a_failing_evaluation_keeps_every_field_of_plain_messages() -> None:
