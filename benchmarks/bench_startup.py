@@ -8,9 +8,9 @@ script measures that cost in wall time of fresh processes (``time.perf_counter``
 1. ``python -m pytest --collect-only -q -p no:cacheprovider`` on a throwaway project with
    one trivial test, (a) as installed vs (b) with ``-p no:agenttraj``; it prints the medians,
    their ratio and the plugin's overhead in percent against the target (<= 5%, PASS/MISS);
-2. for context, the same pair with ``-p no:langsmith_plugin`` added to both (the README
-   tells users they can drop langsmith's plugin), and what langsmith's plugin itself costs
-   (median with it minus median without it, our plugin loaded in both);
+2. for context, the same pair with ``-p no:langsmith_plugin`` added to both (the docs'
+   performance page tells users they can drop langsmith's plugin), and what langsmith's plugin
+   itself costs (median with it minus median without it, our plugin loaded in both);
 3. ``python -c "import pytest_agenttraj.plugin"`` vs ``python -c "import pytest"``, i.e. the
    plugin module's own import cost on top of pytest's;
 4. which of langchain_core, langsmith, langgraph, yaml, openevals are in ``sys.modules``

@@ -20,7 +20,7 @@ from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
-from .settings import MARKER_HELP, SUMMARY_INI, session_settings, summary_setting
+from .settings import MARKERS, SUMMARY_INI, session_settings, summary_setting
 from .unused_files import namer
 from .unused_references import REFERENCES, UnusedReferences
 
@@ -120,7 +120,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", MARKER_HELP)
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
     session = TrajectorySession(config, session_settings(config))
     session.judge_cache = judge_cache_for(config)
     session.judge_timeout = judge_timeout_for(config)

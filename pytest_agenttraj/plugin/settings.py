@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from ..core.usage import UsageRules
 
 __all__ = [
+    "MARKERS",
     "MARKER_ARGS",
+    "MARKER_HELP",
     "SUMMARY_INI",
     "USAGE_ARGS",
     "TrajectorySettings",
@@ -64,6 +66,9 @@ MARKER_HELP = (
     "required, forbidden, max_calls, max_total_calls, max_steps: tool-usage rules checked on "
     "every trajectory the test evaluates)"
 )
+MARKERS = (MARKER_HELP,)
+"""Every marker line the plugin registers at configure time; the documentation's reference page
+lists the markers from this tuple, so a marker registered elsewhere would be missing from it."""
 
 
 @dataclass(frozen=True)
