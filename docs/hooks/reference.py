@@ -178,9 +178,9 @@ def plugin_modules(entry: str) -> list[ModuleType]:
         try:
             module = importlib.import_module(name)
         except ImportError as error:
+            named_by = f"the {ENTRY_POINT_GROUP} entry point" if name == entry else "pytest_plugins"
             raise ReferencePageError(
-                f"cannot import the plugin module {name!r} ({error}); it was named by "
-                f"{'the ' + ENTRY_POINT_GROUP + ' entry point' if name == entry else 'pytest_plugins'}"
+                f"cannot import the plugin module {name!r} ({error}); it was named by {named_by}"
             ) from error
         modules.append(module)
         named = getattr(module, "pytest_plugins", ())
@@ -249,7 +249,9 @@ def _marker(line: str, module: ModuleType) -> Marker:
                 break
         end += 1
     if not line[end:].startswith(": "):
-        raise ReferencePageError(f"{module.__name__}.MARKERS: {line[:40]!r} is not 'name(...): help'")
+        raise ReferencePageError(
+            f"{module.__name__}.MARKERS: {line[:40]!r} is not 'name(...): help'"
+        )
     return Marker(name.group(0), line[:end], line[end + 2 :])
 
 
@@ -299,7 +301,7 @@ def _text(text: str, *, in_table: bool = False) -> str:
     position = 0
     for span in _CODE.finditer(text):
         out.append(_escape(text[position : span.start()], in_table))
-        out.append(span.group(0).replace("|", "\\|") if in_table else span.group(0))
+        out.append(span.group(0))  # MkDocs keeps a code span whole in a table cell
         position = span.end()
     out.append(_escape(text[position:], in_table))
     return "".join(out)
@@ -357,7 +359,8 @@ def _options(reference: Reference) -> list[str]:
         lines += [
             "`--langsmith-output` is also the flag of langsmith's own pytest plugin: with that "
             "plugin loaded, it registers the flag (and `pytest --help` shows its text); with "
-            "`-p no:langsmith_plugin`, this plugin does. Either way it logs each trajectory result.",
+            "`-p no:langsmith_plugin`, this plugin does. Either way it logs each trajectory "
+            "result.",
             "",
         ]
     return lines
@@ -426,5 +429,3 @@ def on_files(files: Any, config: Any) -> Any:
 
     files.append(File.generated(config, PAGE, content=render(collect())))
     return files
-
-
