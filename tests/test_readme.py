@@ -27,7 +27,7 @@ PAGES = (README, *sorted((ROOT / "docs").rglob("*.md")))
 SCRIPTS = {
     "modes, openevals' names": "in_order = create_trajectory_match_evaluator(",
     "value matchers, in brief": 'Regex("weather (sf|san francisco)", flags=re.IGNORECASE)',
-    "tool-call accuracy, in brief": "# one argument of two",
+    "tool-call accuracy, in brief": 'assert result["score"] == 0.5  # one argument of two',
     "graph path, in brief": "assert_graph_trajectory(trajectory, reference)  # one superstep",
     "matchers": 'Regex("s(an )?f(rancisco)?", flags=re.IGNORECASE)',
     "ignored keys": 'ignore_keys=["request_id", "meta.ts"]',
@@ -39,7 +39,6 @@ SCRIPTS = {
 }
 PRINTS = {
     "modes, openevals' names",
-    "tool-call accuracy, in brief",
     "graph path",
     "scripted chat model",
 }
