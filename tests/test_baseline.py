@@ -13,7 +13,7 @@ from pytest_agenttraj.gating.baseline import compare
 from pytest_agenttraj.gating.baseline_file import load_baseline
 
 PLAIN = {"kind": "value"}
-MATCH = {"kind": "match", "mode": "strict", "tool_args": "exact", "allow_empty": False}
+MATCH = {"kind": "trajectory", "mode": "strict", "tool_args": "exact", "allow_empty": False}
 
 
 def rec(name: str, passed: bool, score: Any = None, index: int = 0, **extra: Any) -> dict[str, Any]:
@@ -73,7 +73,7 @@ def test_the_match_mode_is_not_part_of_the_identity() -> None:
         ({"usage": {"forbidden": []}}, 'usage (none) -> {"forbidden": []}'),
         ({"repeat": 3, "pass_rule": "majority"}, "pass_rule (none) -> majority, repeat"),
         ({"min_score": 0.5}, "min_score (none) -> 0.5"),
-        ({"kind": "graded"}, "kind match -> graded"),
+        ({"kind": "graded"}, "kind trajectory -> graded"),
     ],
 )
 def test_a_result_judged_under_looser_or_other_settings_is_not_comparable(

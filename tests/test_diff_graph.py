@@ -1,4 +1,4 @@
-"""The graph diff (``pytest_agenttraj.diff_graph``, reached through ``diff.render_report``):
+"""The graph diff (``pytest_agenttraj.render.graph``, reached through ``render``):
 differences by invocation and superstep, then both paths superstep by superstep."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ from typing import Any
 
 from pytest_agenttraj import match_graph_trajectories
 from pytest_agenttraj.core.graph import GraphMatchReport
-from pytest_agenttraj.diff import render_report, render_text
-from pytest_agenttraj.diff_graph import render_graph_report
+from pytest_agenttraj.render import render, render_text
 
 LONG = ["__start__", "node1", "node3", ["node4", "node5"], "node6", "node7"]
 
@@ -44,7 +43,7 @@ def test_the_shortcut_against_the_long_path() -> None:
 
 def test_only_invocations_with_differences_are_drawn() -> None:
     report = _report([LONG, ["__start__", "node1", "node3", "node4"]], [LONG, LONG])
-    lines = render_report(report, width=80)
+    lines = render(report, width=80)
     assert lines[:5] == [
         "Graph trajectory does not match the reference (strict mode): 4 differences",
         "  1. invocation 1, superstep 3: expected {node4, node5}, got {node4}, then the path ends",
@@ -60,7 +59,7 @@ def test_only_invocations_with_differences_are_drawn() -> None:
 
 def test_a_different_number_of_invocations_shows_both_sides() -> None:
     report = _report([LONG], [LONG, ["__start__", "node1"]], mode="unordered")
-    lines = render_report(report, width=80)
+    lines = render(report, width=80)
     assert lines[:2] == [
         "Graph trajectory does not match the reference (unordered mode): 1 difference",
         "  1. expected 2 invocations, got 1",
@@ -71,7 +70,7 @@ def test_a_different_number_of_invocations_shows_both_sides() -> None:
 def test_long_paths_are_cut_around_the_differences() -> None:
     output = [f"n{i}" for i in range(40)]
     reference = [*output[:20], "x", *output[21:]]
-    lines = render_report(_report([output], [reference]), width=80)
+    lines = render(_report([output], [reference]), width=80)
     assert lines[-7:] == [
         "     ... 18 supersteps ...",
         "      18  n18                                =",
@@ -81,19 +80,19 @@ def test_long_paths_are_cut_around_the_differences() -> None:
         "      22  n22                                =",
         "     ... 17 more supersteps ...",
     ]
-    full = render_report(_report([output], [reference]), width=80, verbose=2)
+    full = render(_report([output], [reference]), width=80, verbose=2)
     assert len(full) == len(lines) - 7 + 40
 
 
 def test_many_differences_are_capped_unless_very_verbose() -> None:
     report = _report([[f"a{i}" for i in range(30)]], [[f"b{i}" for i in range(30)]], "unordered")
-    lines = render_report(report)
+    lines = render(report)
     assert "  ... and 50 more (-vv shows all)" in lines
-    assert "  ... and 50 more (-vv shows all)" not in render_report(report, verbose=2)
+    assert "  ... and 50 more (-vv shows all)" not in render(report, verbose=2)
 
 
 def test_a_match_is_one_line() -> None:
-    assert render_report(_report([LONG], [LONG], "superset")) == [
+    assert render(_report([LONG], [LONG], "superset")) == [
         "Graph trajectory matches the reference (superset mode)."
     ]
 
@@ -102,7 +101,7 @@ def test_markup_styles_the_lines() -> None:
     def markup(text: str, style: str) -> str:
         return f"<{style}>{text}</{style}>"
 
-    lines = render_graph_report(_report([["a"]], [["b"]]), markup=markup)
+    lines = render(_report([["a"]], [["b"]]), markup=markup)
     assert lines[0].startswith("<bold>Graph trajectory does not match")
     assert lines[1] == "  1. <bad>invocation 0, superstep 0: expected b, got a</bad>"
     assert any(line.startswith("<bad>  !    0  a") for line in lines)
@@ -110,7 +109,7 @@ def test_markup_styles_the_lines() -> None:
 
 def test_rendering_never_raises() -> None:
     broken = GraphMatchReport("strict", False, (), (), ("not a difference",), "it broke")  # type: ignore[arg-type]
-    assert render_report(broken) == [
+    assert render(broken) == [
         "Graph trajectory differs: it broke.",
         "(could not render the graph diff: AttributeError: 'str' object has no attribute 'line')",
     ]

@@ -25,7 +25,7 @@ from pytest_agenttraj import (
     exact_match,
     exact_match_async,
 )
-from pytest_agenttraj.diff import render_text
+from pytest_agenttraj.render import render_text
 
 RESULT_KEYS = {"key", "score", "comment", "metadata"}
 MODES = ("strict", "unordered", "subset", "superset")

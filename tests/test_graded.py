@@ -1,6 +1,6 @@
 """Graded evaluators and assert helpers: result dicts like openevals', validation when built,
 real coroutine functions for the async twins (checked through LangSmith's ``run_evaluator``),
-and ``TrajectoryMismatch`` below ``min_score`` with the graded diff as its text."""
+and ``GradedMismatch`` below ``min_score`` with the graded diff as its text."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from langsmith.evaluation.evaluator import run_evaluator
 from langsmith.schemas import Example, Run
 
 from pytest_agenttraj import (
+    AgentTrajAssertionError,
+    GradedMismatch,
     TrajectoryMismatch,
     assert_tool_call_accuracy,
     assert_tool_call_f1,
@@ -88,7 +90,7 @@ def test_accuracy_options_keep_the_package_s_own_rules() -> None:
         "exact",
     )
     assert assert_tool_call_accuracy(made, EXPECTED, allow_extra_calls=True)["score"] == 1.0
-    with pytest.raises(TrajectoryMismatch, match="strict order, ragas args"):
+    with pytest.raises(GradedMismatch, match="strict order, ragas args"):
         assert_tool_call_accuracy(made, EXPECTED)
     with pytest.raises(ValueError, match="best_pairing 'yes'"):
         assert_tool_call_accuracy(made, EXPECTED, best_pairing="yes")  # type: ignore[arg-type]
@@ -211,7 +213,7 @@ def test_evaluations_are_announced_with_their_report() -> None:
         )
     assert [e.origin for e in seen] == ["tool_call_f1", "tool_call_accuracy"]
     assert [e.extra["mode"] for e in seen] == ["unordered", "any_order"]
-    assert all(e.graded is not None and e.report is None for e in seen)
+    assert [e.report.kind for e in seen if e.report is not None] == ["f1", "accuracy"]
 
 
 def test_the_forgiving_accuracy_rules_are_part_of_the_recorded_mode() -> None:
@@ -244,7 +246,7 @@ def test_assert_helpers_return_the_result_at_or_above_min_score() -> None:
 
 
 def test_assert_tool_call_accuracy_below_min_score_raises_the_diff() -> None:
-    with pytest.raises(TrajectoryMismatch) as raised:
+    with pytest.raises(GradedMismatch) as raised:
         assert_tool_call_accuracy(weather_run("location-999"), EXPECTED, min_score=0.9)
     error = raised.value
     assert isinstance(error, AssertionError)
@@ -257,7 +259,7 @@ def test_assert_tool_call_accuracy_below_min_score_raises_the_diff() -> None:
 
 
 def test_assert_tool_call_f1_below_min_score_raises() -> None:
-    with pytest.raises(TrajectoryMismatch, match=r"Tool-call F1 0\.50 is below min_score 1\.00"):
+    with pytest.raises(GradedMismatch, match=r"Tool-call F1 0\.50 is below min_score 1\.00"):
         assert_tool_call_f1(weather_run("location-999"), EXPECTED)
 
 
@@ -278,8 +280,19 @@ def test_assert_helpers_check_min_score(bad: Any) -> None:
         assert_tool_call_f1(weather_run(), EXPECTED, min_score=bad)
 
 
+def test_a_graded_mismatch_is_of_the_family_but_not_a_trajectory_mismatch() -> None:
+    """``except AgentTrajAssertionError`` takes every kind of failure; a low score is no
+    trajectory mismatch."""
+    with pytest.raises(GradedMismatch) as raised:
+        assert_tool_call_f1(weather_run("location-999"), EXPECTED, min_score=0.9)
+    assert isinstance(raised.value, AgentTrajAssertionError)
+    assert isinstance(raised.value, AssertionError)
+    assert not isinstance(raised.value, TrajectoryMismatch)
+    assert type(raised.value).__mro__.index(AgentTrajAssertionError) == 1
+
+
 def test_graded_mismatch_survives_copy_and_pickle() -> None:
-    with pytest.raises(TrajectoryMismatch) as raised:
+    with pytest.raises(GradedMismatch) as raised:
         assert_tool_call_accuracy(weather_run("location-999"), EXPECTED, min_score=0.9)
     for clone in (copy.copy(raised.value), pickle.loads(pickle.dumps(raised.value))):
         assert str(clone) == str(raised.value)

@@ -10,7 +10,7 @@ from scripted_agents import weather_reference
 from pytest_agenttraj.core.matching.rules import make_config
 from pytest_agenttraj.core.metrics import tool_call_accuracy, tool_call_f1
 from pytest_agenttraj.evaluators.graded import graded_config
-from pytest_agenttraj.graded_diff import graded_headline, render_graded, render_graded_text
+from pytest_agenttraj.render import headline, render, render_text
 
 EXACT = make_config("unordered")
 EXPECTED = [
@@ -26,7 +26,7 @@ def wrong_code() -> list[dict[str, Any]]:
 
 def test_accuracy_diff_lists_the_calls_that_lost_points() -> None:
     report = tool_call_accuracy(wrong_code(), EXPECTED[:2], EXACT)
-    assert render_graded_text(report, min_score=0.8) == "\n".join(
+    assert render_text(report, min_score=0.8) == "\n".join(
         [
             "Tool-call accuracy 0.50 is below min_score 0.80 (strict order, exact args)",
             "  mean argument accuracy 0.50",
@@ -42,7 +42,7 @@ def test_accuracy_diff_lists_the_calls_that_lost_points() -> None:
 
 def test_accuracy_diff_says_why_the_sequence_does_not_align() -> None:
     report = tool_call_accuracy(weather_reference(), EXPECTED, EXACT)
-    assert render_graded_text(report) == "\n".join(
+    assert render_text(report) == "\n".join(
         [
             "Tool-call accuracy 0.00 (strict order, exact args)",
             "  the sequence does not align, so the score is 0: the output calls 'get_time' "
@@ -56,7 +56,7 @@ def test_accuracy_diff_says_why_the_sequence_does_not_align() -> None:
 def test_accuracy_diff_mentions_extra_calls() -> None:
     made = [*weather_reference(), {"role": "assistant", "tool_calls": [{"name": "s", "args": {}}]}]
     report = tool_call_accuracy(made, EXPECTED[:2], EXACT, allow_extra_calls=True)
-    lines = render_graded(report, min_score=1.0)
+    lines = render(report, min_score=1.0)
     assert lines[0] == (
         "Tool-call accuracy 1.00 reaches min_score 1.00 (strict order, extra calls allowed, "
         "exact args)"
@@ -68,7 +68,7 @@ def test_accuracy_diff_mentions_extra_calls() -> None:
 
 def test_accuracy_diff_says_an_extra_call_misaligns() -> None:
     made = [*weather_reference(), {"role": "assistant", "tool_calls": [{"name": "s", "args": {}}]}]
-    lines = render_graded(tool_call_accuracy(made, EXPECTED[:2], EXACT), min_score=1.0)
+    lines = render(tool_call_accuracy(made, EXPECTED[:2], EXACT), min_score=1.0)
     assert lines[:2] == [
         "Tool-call accuracy 0.00 is below min_score 1.00 (strict order, exact args)",
         "  the sequence does not align, so the score is 0: the output makes extra calls ('s' 1 "
@@ -82,7 +82,7 @@ def test_accuracy_diff_of_a_call_expected_without_args() -> None:
     report = tool_call_accuracy(
         made, [{"name": "refresh", "args": {}}], graded_config(metric="tool_call_accuracy")
     )
-    assert render_graded(report)[1:] == [
+    assert render(report)[1:] == [
         "  mean argument accuracy 0.00",
         "  1. reference call 0 'refresh' vs output call 0 (message 0) refresh(force=True): args "
         "differ (force), scores 0.00",
@@ -97,7 +97,7 @@ def test_f1_diff_pairs_a_missing_call_with_its_near_miss() -> None:
         {"role": "assistant", "tool_calls": [{"name": "search", "args": {"q": "苏州"}}]},
     ]
     report = tool_call_f1(made, EXPECTED, EXACT)
-    assert render_graded_text(report, min_score=0.8) == "\n".join(
+    assert render_text(report, min_score=0.8) == "\n".join(
         [
             "Tool-call F1 0.33 is below min_score 0.80 (exact args)",
             "  precision 0.33 (1 of 3 output calls expected), recall 0.33 (1 of 3 reference "
@@ -120,7 +120,7 @@ def test_f1_diff_of_a_repeated_call() -> None:
         {"role": "assistant", "tool_calls": [{"name": "f", "args": {"a": 1}}]},
         {"role": "assistant", "tool_calls": [{"name": "f", "args": {"a": 1}}]},
     ]
-    lines = render_graded(tool_call_f1(made, [{"name": "f", "args": {"a": 1}}], EXACT))
+    lines = render(tool_call_f1(made, [{"name": "f", "args": {"a": 1}}], EXACT))
     assert lines[2:] == [
         "  1. extra: output call 1 (message 1) f(a=1)",
         "       closest reference call 0 f(a=1), already paired with another call",
@@ -132,13 +132,13 @@ def test_f1_diff_of_a_repeated_call() -> None:
 def test_long_diffs_are_capped_unless_very_verbose() -> None:
     expected = [{"name": f"tool{n}", "args": {}} for n in range(15)]
     report = tool_call_f1([], expected, EXACT)
-    assert render_graded(report)[-1] == "  ... and 5 more calls (-vv shows all)"
-    assert len(render_graded(report, verbose=2)) == 2 + 2 * 15
+    assert render(report)[-1] == "  ... and 5 more calls (-vv shows all)"
+    assert len(render(report, verbose=2)) == 2 + 2 * 15
 
 
 def test_markup_colours_lines() -> None:
     report = tool_call_accuracy(wrong_code(), EXPECTED[:2], EXACT)
-    lines = render_graded(report, markup=lambda text, style: f"<{style}>{text}")
+    lines = render(report, markup=lambda text, style: f"<{style}>{text}")
     assert lines[0].startswith("<bold>Tool-call accuracy 0.50")
     assert "<good>- location_code: 'location-123'" in lines[3]
 
@@ -149,13 +149,13 @@ def test_rendering_never_raises() -> None:
     def broken(text: str, style: str) -> str:
         raise RuntimeError(f"no terminal for {style} {text[:0]}")
 
-    assert render_graded(report, markup=broken) == [
-        graded_headline(report),
-        "(could not render the graded diff: RuntimeError: no terminal for bold )",
+    assert render(report, markup=broken) == [
+        headline(report),
+        "(could not render the accuracy diff: RuntimeError: no terminal for bold )",
     ]
 
 
 @pytest.mark.parametrize(("score_min", "word"), [(0.4, "reaches"), (0.6, "is below")])
 def test_headline(score_min: float, word: str) -> None:
     report = tool_call_accuracy(wrong_code(), EXPECTED[:2], EXACT)
-    assert graded_headline(report, score_min).startswith(f"Tool-call accuracy 0.50 {word}")
+    assert headline(report, min_score=score_min).startswith(f"Tool-call accuracy 0.50 {word}")

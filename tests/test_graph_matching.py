@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pytest_agenttraj import GraphTrajectoryFormatError, TrajectoryFormatError
 from pytest_agenttraj.core.graph import (

@@ -19,8 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from judge_models import score_call
 from scripted_agents import ScriptedChatModel
 

@@ -8,6 +8,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_agenttraj._lazy import exported_names
 
 HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals")
 
@@ -108,7 +113,7 @@ def test_graded_scores_and_their_diffs_leave_heavy_modules_out() -> None:
     loaded = loaded_after(
         """
         from pytest_agenttraj import (
-            TrajectoryMismatch,
+            GradedMismatch,
             assert_tool_call_accuracy,
             create_tool_call_f1_evaluator,
         )
@@ -121,7 +126,7 @@ def test_graded_scores_and_their_diffs_leave_heavy_modules_out() -> None:
         ] == 0.0
         try:
             assert_tool_call_accuracy(output, reference)
-        except TrajectoryMismatch as error:
+        except GradedMismatch as error:
             assert "+ a: 1" in str(error)
         else:
             raise SystemExit("expected a mismatch")
@@ -134,13 +139,14 @@ LAZY_PACKAGES = ("pytest_agenttraj", "pytest_agenttraj.evaluators", "pytest_agen
 
 
 def test_every_public_name_of_a_lazy_package_resolves_and_is_listed() -> None:
-    """``__all__`` and the table of names imported on first use say the same; each name is
-    there to be had, and is the object its module defines."""
+    """Each public name is listed once, in the package's ``TYPE_CHECKING`` block; ``__all__``
+    and the table of names imported on first use derive from it, and each name is there to be
+    had, the object its module defines."""
     import importlib
 
     for name in LAZY_PACKAGES:
         package = importlib.import_module(name)
-        lazy = {n: module for module, names in package._EXPORTS.items() for n in names}
+        lazy = exported_names(Path(package.__file__).read_text(encoding="utf-8"))
         eager = set(vars(package))
         listed = set(package.__all__)
         assert lazy.keys() <= listed, f"{name}: lazily exported but not in __all__"
@@ -169,3 +175,17 @@ def test_the_scripted_chat_model_needs_langchain_core_only() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "langchain_core"
+
+
+@pytest.mark.parametrize(
+    ("block", "problem"),
+    [
+        ("if TYPE_CHECKING:\n    from .x import N\n", "re-export N as itself"),
+        ("if TYPE_CHECKING:\n    import os\n", "holds only"),
+    ],
+)
+def test_a_public_listing_that_is_not_an_explicit_re_export_is_refused(
+    block: str, problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        exported_names(block)

@@ -18,7 +18,7 @@ from pytest_agenttraj import (
     to_trajectory,
 )
 from pytest_agenttraj.core.matching.rules import make_config
-from pytest_agenttraj.diff import render_text
+from pytest_agenttraj.render import render_text
 
 
 def calls(*args: Mapping[str, Any], name: str = "w") -> list[dict[str, Any]]:

@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pytest_agenttraj import (
     ANY,
@@ -35,7 +34,7 @@ from pytest_agenttraj import (
 )
 from pytest_agenttraj.core.matchers import Matcher
 from pytest_agenttraj.core.matching.rules import make_config
-from pytest_agenttraj.diff import render_text
+from pytest_agenttraj.render import render_text
 
 MODES = ("strict", "unordered", "subset", "superset", "in_order")
 ARGS_MODES = ("exact", "ignore", "subset", "superset")

@@ -12,15 +12,14 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import TrajectoryFormatError
 from pytest_agenttraj.core.matching.rules import ArgsRule, make_config
 from pytest_agenttraj.core.metrics import read_calls, tool_call_accuracy, tool_call_f1
 from pytest_agenttraj.core.metrics.args import arg_accuracy
-from pytest_agenttraj.core.metrics.assignment import max_weight_assignment
+from pytest_agenttraj.core.metrics.weighted_assignment import max_weight_assignment
 from pytest_agenttraj.core.model import ToolCall
 from pytest_agenttraj.evaluators.graded import graded_config
 

@@ -201,7 +201,7 @@ def test_quick_start_regression_prints_the_diff_shown(pytester: pytest.Pytester)
 def shown_diff(page: Path, beginning: str) -> list[str]:
     """The lines of the plain block on ``page`` that shows a TrajectoryMismatch so beginning."""
     text = page.read_text(encoding="utf-8")
-    start = r"E       pytest_agenttraj\.assertion\.TrajectoryMismatch: Trajectory does not match "
+    start = r"E       pytest_agenttraj\.TrajectoryMismatch: Trajectory does not match "
     start += r"the reference " + re.escape(beginning)
     found = re.findall(r"^```\n(" + start + r".*?)^```", text, re.S | re.M)
     assert len(found) == 1, f"{page.name}: {len(found)} such diffs"

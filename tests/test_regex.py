@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 from deadline import deadline
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pytest_agenttraj import Regex, create_trajectory_match_evaluator
 

@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import MatchReport, match_trajectories, to_trajectory
 from pytest_agenttraj.core.matching.rules import make_config
-from pytest_agenttraj.diff import render_report, render_text
+from pytest_agenttraj.render import render, render_text
 
 
 def user(text: str = "q") -> dict[str, Any]:
@@ -58,14 +58,12 @@ def weather(code: str) -> list[dict[str, Any]]:
 
 def test_matched_report_is_one_line() -> None:
     report = report_for(weather("location-123"), weather("location-123"), "unordered", "ignore")
-    assert render_report(report) == [
-        "Trajectory matches the reference (unordered mode, ignore args)."
-    ]
+    assert render(report) == ["Trajectory matches the reference (unordered mode, ignore args)."]
 
 
 def test_args_mismatch_shows_per_key_lines_and_the_aligned_view() -> None:
     report = report_for(weather("location-999"), weather("location-123"))
-    assert render_report(report) == [
+    assert render(report) == [
         "Trajectory does not match the reference (strict mode, exact args): 1 problem",
         "  1. message 3: tool call 'get_weather' args differ (exact)",
         "       - location_code: 'location-123'",
@@ -91,7 +89,7 @@ def test_header_names_mode_args_and_overrides() -> None:
         "subset",
         {"get_weather": ["location_code"], "look_up_location_code": "ignore"},
     )
-    lines = render_report(report)
+    lines = render(report)
     assert lines[:4] == [
         "Trajectory does not match the reference (superset mode, subset args, overrides "
         "{get_weather: keys [location_code], look_up_location_code: ignore}): 1 problem",
@@ -112,7 +110,7 @@ def test_header_names_mode_args_and_overrides() -> None:
 def test_nested_keys_by_dotted_path_and_missing_or_extra_keys() -> None:
     output = [user(), ai(("f", {"opts": {"unit": "C", "days": {"to": 3}}, "extra": 1}))]
     reference = [user(), ai(("f", {"opts": {"unit": "F", "days": {"to": 5}}, "q": "x"}))]
-    lines = render_report(report_for(output, reference))
+    lines = render(report_for(output, reference))
     assert lines[:10] == [
         "Trajectory does not match the reference (strict mode, exact args): 1 problem",
         "  1. message 1: tool call 'f' args differ (exact)",
@@ -130,7 +128,7 @@ def test_nested_keys_by_dotted_path_and_missing_or_extra_keys() -> None:
 def test_key_list_path_missing_on_both_sides() -> None:
     same = [user(), ai(("f", {"a": 1}))]
     report = report_for(same, same, overrides={"f": ["filters.city"]})
-    assert render_report(report)[1:3] == [
+    assert render(report)[1:3] == [
         "  1. message 1: tool call 'f' args differ (keys [filters.city])",
         "         filters.city: missing on both sides",
     ]
@@ -142,7 +140,7 @@ def test_callable_rejection_says_so() -> None:
 
     same = [user(), ai(("f", {"a": 1}))]
     report = report_for(same, same, overrides={"f": same_city})
-    assert render_report(report)[1:3] == [
+    assert render(report)[1:3] == [
         "  1. message 1: tool call 'f' args differ (callable same_city)",
         "       the callable same_city override returned False",
     ]
@@ -151,7 +149,7 @@ def test_callable_rejection_says_so() -> None:
 def test_unpaired_output_call_with_closest_reference_candidate() -> None:
     output = [user(), ai(("f", {"x": 1}), ("f", {"x": 1}))]
     reference = [user(), ai(("f", {"x": 1}))]
-    assert render_report(report_for(output, reference, "unordered")) == [
+    assert render(report_for(output, reference, "unordered")) == [
         "Trajectory does not match the reference (unordered mode, exact args): 1 problem",
         "  1. message 1: unexpected tool call f(x=1); every reference call to 'f' already pairs "
         "with another call",
@@ -169,7 +167,7 @@ def test_unpaired_output_call_with_closest_reference_candidate() -> None:
 def test_missing_reference_call_with_closest_output_candidate() -> None:
     output = [user(), ai(("f", {"x": 1}))]
     reference = [user(), ai(("f", {"x": 1})), tool(), ai(("f", {"x": 2}))]
-    assert render_report(report_for(output, reference, "unordered"))[1:5] == [
+    assert render(report_for(output, reference, "unordered"))[1:5] == [
         "  1. reference message 3: tool call f(x=2) is missing; every output call to 'f' already "
         "pairs with another call",
         "       closest output call: message 1 f(x=1), already paired with another call",
@@ -180,16 +178,14 @@ def test_missing_reference_call_with_closest_output_candidate() -> None:
 
 def test_unpaired_call_without_candidate() -> None:
     report = report_for([user(), ai(("g", {"q": "x"}))], [user(), ai(("f", {}))], "superset")
-    assert render_report(report)[:2] == [
+    assert render(report)[:2] == [
         "Trajectory does not match the reference (superset mode, exact args): 1 problem",
         "  1. reference message 1: tool call f() is missing; the output has no call to 'f'",
     ]
 
 
 def test_missing_messages_are_dash_rows_marked() -> None:
-    lines = render_report(
-        report_for([user(), final()], [user(), ai(("f", {"x": 1})), tool(), final()])
-    )
+    lines = render(report_for([user(), final()], [user(), ai(("f", {"x": 1})), tool(), final()]))
     assert lines == [
         "Trajectory does not match the reference (strict mode, exact args): 3 problems",
         "  1. expected 4 messages, got 2",
@@ -208,7 +204,7 @@ def test_missing_messages_are_dash_rows_marked() -> None:
 def test_extra_message_row() -> None:
     output = [user(), ai(("f", {"x": 1})), tool(), tool("dup"), final()]
     reference = [user(), ai(("f", {"x": 1})), tool(), final()]
-    assert render_report(report_for(output, reference))[-5:] == [
+    assert render(report_for(output, reference))[-5:] == [
         "      0   0  user: q                                      =",
         "      1   1  assistant -> f(x=1)                          =",
         "      2   2  tool: r                                      =",
@@ -219,7 +215,7 @@ def test_extra_message_row() -> None:
 
 def test_role_mismatch_row() -> None:
     report = report_for([user(), final("hi"), tool()], [user(), tool(), final("hi")])
-    assert render_report(report)[-3:] == [
+    assert render(report)[-3:] == [
         "      0   0  user: q                                      =",
         "  !   1   1  assistant: hi                                tool: r",
         "  !   2   2  tool: r                                      assistant: hi",
@@ -233,7 +229,7 @@ def test_langchain_messages_and_wide_characters_line_up() -> None:
         ToolMessage("location-123", tool_call_id="1"),
     ]
     reference = [user("苏州的天气?"), ai(("look_up", {"city": "苏州市"})), tool("location-123")]
-    lines = render_report(report_for(output, reference))
+    lines = render(report_for(output, reference))
     assert lines[1:4] == [
         "  1. message 1: tool call 'look_up' args differ (exact)",
         "       - city: '苏州市'",
@@ -251,7 +247,7 @@ def test_langchain_messages_and_wide_characters_line_up() -> None:
 def test_a_difference_past_the_column_width_is_shown() -> None:
     output = [user(), ai(("f", {"q": "x" * 100}))]
     reference = [user(), ai(("f", {"q": "x" * 99 + "y"}))]
-    lines = render_report(report_for(output, reference))
+    lines = render(report_for(output, reference))
     value = "'" + "x" * 56 + "..."
     assert lines[1:4] == [
         "  1. message 1: tool call 'f' args differ (exact)",
@@ -263,7 +259,7 @@ def test_a_difference_past_the_column_width_is_shown() -> None:
     assert lines[-1] == (
         f"  !   1   1  assistant -> f(...{window}')  assistant -> f(...{window[:-1]}y')"
     )
-    full = render_report(report_for(output, reference), verbose=2)
+    full = render(report_for(output, reference), verbose=2)
     assert full[2] == "       - q: '" + "x" * 99 + "y'"
     assert full[3] == "       + q: '" + "x" * 100 + "'"
 
@@ -280,7 +276,7 @@ def _long_pair() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def test_long_trajectories_are_shortened_around_the_problems() -> None:
     output, reference = _long_pair()
-    lines = render_report(report_for(output, reference))
+    lines = render(report_for(output, reference))
     assert lines == [
         "Trajectory does not match the reference (strict mode, exact args): 1 problem",
         "  1. message 15: tool call 'step' args differ (exact)",
@@ -301,7 +297,7 @@ def test_long_trajectories_are_shortened_around_the_problems() -> None:
 
 def test_verbose_2_shows_the_whole_trajectory() -> None:
     output, reference = _long_pair()
-    lines = render_report(report_for(output, reference), verbose=2)
+    lines = render(report_for(output, reference), verbose=2)
     rows = lines[7:]
     assert len(rows) == 32
     assert not any("..." in line for line in rows)
@@ -311,15 +307,13 @@ def test_verbose_2_shows_the_whole_trajectory() -> None:
         == "  !  15  15  assistant -> step(i=99)                      assistant -> step(i=7)"
     )
     assert rows[31] == "     31  31  assistant: done                              ="
-    assert render_report(report_for(output, reference), verbose=1) == render_report(
-        report_for(output, reference)
-    )
+    assert render(report_for(output, reference), verbose=1) == render(report_for(output, reference))
 
 
 def test_many_problems_are_capped_unless_verbose() -> None:
     output = [user(), ai(*((f"t{i}", {}) for i in range(12)))]
     report = report_for(output, [user()], "subset")
-    lines = render_report(report)
+    lines = render(report)
     assert (
         lines[0] == "Trajectory does not match the reference (subset mode, exact args): 12 problems"
     )
@@ -327,7 +321,7 @@ def test_many_problems_are_capped_unless_verbose() -> None:
         lines[10] == "  10. message 1: unexpected tool call t9(); the reference has no call to 't9'"
     )
     assert lines[11] == "  ... and 2 more problems (-vv shows all)"
-    full = render_report(report, verbose=2)
+    full = render(report, verbose=2)
     assert (
         full[12]
         == "  12. message 1: unexpected tool call t11(); the reference has no call to 't11'"
@@ -337,7 +331,7 @@ def test_many_problems_are_capped_unless_verbose() -> None:
 
 def test_markup_is_applied_by_style() -> None:
     report = report_for(weather("location-999"), weather("location-123"))
-    lines = render_report(report, markup=lambda text, style: f"<{style}>{text}</{style}>")
+    lines = render(report, markup=lambda text, style: f"<{style}>{text}</{style}>")
     assert lines[:4] == [
         "<bold>Trajectory does not match the reference (strict mode, exact args): 1 problem</bold>",
         "  1. <bad>message 3: tool call 'get_weather' args differ (exact)</bad>",
@@ -351,14 +345,14 @@ def test_markup_is_applied_by_style() -> None:
     assert lines[7].startswith("<dim>      0   0  user:")
     assert lines[10].startswith("<bad>  !   3   3")
     matched = report_for(weather("location-123"), weather("location-123"))
-    assert render_report(matched, markup=lambda t, s: f"<{s}>{t}</{s}>") == [
+    assert render(matched, markup=lambda t, s: f"<{s}>{t}</{s}>") == [
         "<good>Trajectory matches the reference (strict mode, exact args).</good>"
     ]
 
 
 def test_render_text_joins_lines() -> None:
     report = report_for(weather("location-999"), weather("location-123"))
-    assert render_text(report) == "\n".join(render_report(report))
+    assert render_text(report) == "\n".join(render(report))
 
 
 # ---------------------------------------------------------------- never raises
@@ -380,7 +374,7 @@ def test_content_whose_str_raises_neither_breaks_matching_nor_rendering() -> Non
     assert report.problems[1].text == (
         "message 1 (assistant: '<unprintable Unprintable>') is not in the reference"
     )
-    lines = render_report(report)
+    lines = render(report)
     assert lines[-1] == f"  !   1   -  {'assistant: <unprintable Unprintable>':<43}  -"
 
 
@@ -388,12 +382,12 @@ def test_an_unprintable_argument_is_drawn_as_such() -> None:
     broken = Unprintable()
     output = [user(), ai(("f", {"v": broken})), final("hi")]
     reference = [user(), ai(("f", {"v": broken})), tool()]
-    lines = render_report(report_for(output, reference))
+    lines = render(report_for(output, reference))
     assert "      1   1  assistant -> f(v=<unprintable Unprintable>)  =" in lines
 
 
 def test_a_rendering_failure_becomes_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pytest_agenttraj.diff as diff
+    import pytest_agenttraj.render.trajectory as diff
 
     def broken(_report: Any) -> Any:
         raise RuntimeError("no repr for you")
@@ -403,7 +397,7 @@ def test_a_rendering_failure_becomes_a_line(monkeypatch: pytest.MonkeyPatch) -> 
     reference = [user(), ai(("f", {"v": 1})), tool()]
     report = report_for(output, reference)
     assert [p.text for p in report.problems] == ["message 2: expected role 'tool', got 'assistant'"]
-    lines = render_report(report)
+    lines = render(report)
     assert lines == [
         "Trajectory does not match the reference (strict mode, exact args): message 2: expected "
         "role 'tool', got 'assistant'.",
@@ -433,7 +427,7 @@ def test_other_modes_show_each_call_beside_the_call_it_paired_with() -> None:
         tool(),
         ai(("get_weather", {"location_code": "location-123"})),
     ]
-    lines = render_report(report_for(output, reference, "unordered"))
+    lines = render(report_for(output, reference, "unordered"))
     assert lines[-2].startswith("  !   1   3  get_weather(location_code='location-999')  ")
     assert lines[-2].endswith("get_weather(location_code='location-123')")
     assert lines[-1].startswith("      3   1  look_up_location_code(city='苏州')  ")
@@ -446,7 +440,7 @@ def test_long_cells_keep_the_role_and_tool_name_and_wide_characters_line_up() ->
     city = "苏州市工业园区" * 4
     output = [user(city), ai(("look_up_location_code", {"city": city, "country": "中国"}))]
     reference = [user(city), ai(("look_up_location_code", {"city": city, "country": "中华"}))]
-    lines = render_report(report_for(output, reference), width=100)
+    lines = render(report_for(output, reference), width=100)
     user_row, call_row = lines[-2], lines[-1]
     assert user_row.endswith("  =")
     assert _reference_column(user_row, "=") == 58
@@ -455,7 +449,7 @@ def test_long_cells_keep_the_role_and_tool_name_and_wide_characters_line_up() ->
     assert call_row == f"  !   1   1  assistant -> look_up_location_code(...国')   {right}"
     assert _reference_column(call_row, right) == 58
     # with room for it, the whole differing value shows on both sides
-    wide = render_report(report_for(output, reference), width=120)[-1]
+    wide = render(report_for(output, reference), width=120)[-1]
     assert wide.endswith("  assistant -> look_up_location_code(...country='中华')")
     assert "  assistant -> look_up_location_code(...country='中国')  " in wide
 
@@ -463,7 +457,7 @@ def test_long_cells_keep_the_role_and_tool_name_and_wide_characters_line_up() ->
 def test_a_role_and_tool_name_wider_than_the_column_widen_the_table() -> None:
     output = [user("SF?"), ai(("look_up_location_code", {"city": "San Francisco"}))]
     reference = [user("SF?"), ai(("look_up_location_code", {"city": "SF"}))]
-    lines = render_report(report_for(output, reference), width=60)
+    lines = render(report_for(output, reference), width=60)
     assert lines[-3:] == [
         "    out ref  output                                   reference",
         "      0   0  user: SF?                                =",
@@ -478,7 +472,7 @@ def test_problems_past_the_explained_ones_name_the_first_candidate_uncompared() 
     n = EXPLAINED + 1
     output = [user(), ai(*[("f", {"x": i}) for i in range(n)]), tool(), ai(("f", {"x": 0}))]
     reference = [user(), ai(*[("f", {"x": -i - 1}) for i in range(n)])]
-    lines = render_report(report_for(output, reference, "unordered"), verbose=2)
+    lines = render(report_for(output, reference, "unordered"), verbose=2)
     assert lines[0].endswith(f"{n + 1} problems")
     # the 11th is set beside the first free call, the 12th (no free call left) beside the first
     # call of the tool; neither is compared

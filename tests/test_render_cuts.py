@@ -7,13 +7,12 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pytest_agenttraj import match_trajectories, to_trajectory
 from pytest_agenttraj.core.matching.rules import make_config
 from pytest_agenttraj.core.model import Message
-from pytest_agenttraj.diff import render_report
+from pytest_agenttraj.render import render
 
 NAMES = ["f", "get_weather", "look_up_location_code", "search_the_knowledge_base_for_documents"]
 KEYS = ["city", "q", "location_code", "k"]
@@ -151,7 +150,7 @@ def test_strict_rows_keep_roles_and_names_and_show_the_first_difference(
     report = match_trajectories(output, reference, make_config("strict", "exact", None))
     if report.matched:
         return
-    column, rows = _table(render_report(report, width=width))
+    column, rows = _table(render(report, width=width))
     assert column >= (width - 14) // 2
     for o, r, left, right in rows:
         assert "-" not in (o, r)  # the same number of messages on both sides
@@ -175,7 +174,7 @@ def test_call_rows_keep_names_and_show_the_first_difference(
     report = match_trajectories(output, reference, make_config("unordered", "exact", None))
     if report.matched:
         return
-    column, rows = _table(render_report(report, width=width))
+    column, rows = _table(render(report, width=width))
     for o, r, left, right in rows:
         mine = output[int(o)] if o != "-" else None
         theirs = reference[int(r)] if r != "-" else None

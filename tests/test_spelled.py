@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from pytest_agenttraj import ANY, Approx, Contains, InvalidMatcherError, OneOf, Regex
 from pytest_agenttraj.core.spelled import (

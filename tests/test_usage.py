@@ -21,6 +21,7 @@ from pytest_agenttraj import (
     make_usage_rules,
     to_trajectory,
 )
+from pytest_agenttraj.render import render
 
 
 def ai(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
@@ -130,7 +131,7 @@ def test_the_report_reads_well() -> None:
         "Tool usage breaks the rules (required): tool 'book' was never called (the agent "
         "called search, lookup, delete_user). 2 more violations not shown."
     )
-    assert report.lines() == [
+    assert render(report) == [
         "Tool usage breaks 3 rules (required [book], forbidden [delete_user], max_steps 4):",
         "  1. required: tool 'book' was never called (the agent called search, lookup, "
         "delete_user)",
@@ -139,7 +140,7 @@ def test_the_report_reads_well() -> None:
     ]
     passing = check_usage(to_trajectory(RUN), make_usage_rules(required=["search"]))
     assert passing.comment() is None
-    assert passing.lines() == ["Tool usage follows the rules (required [search])."]
+    assert render(passing) == ["Tool usage follows the rules (required [search])."]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from .matching.explain import call_text
 from .matching.report import CallRef, call_refs
@@ -153,6 +153,8 @@ class UsageViolation:
 class UsageReport:
     """What ``check_usage`` found: the rules, the trajectory and each violation."""
 
+    kind: ClassVar[str] = "usage"
+
     rules: UsageRules
     trajectory: Trajectory
     violations: tuple[UsageViolation, ...] = ()
@@ -172,18 +174,11 @@ class UsageReport:
             text += f" {more} more violation{'s' if more > 1 else ''} not shown."
         return text
 
-    def lines(self) -> list[str]:
-        """The whole explanation, one line per violation after a summary."""
-        if self.passed:
-            return [f"Tool usage follows the rules ({self.rules.describe()})."]
-        count = len(self.violations)
-        head = (
-            f"Tool usage breaks {count} rule{'s' if count > 1 else ''} ({self.rules.describe()}):"
-        )
-        return [head] + [
-            f"  {number}. {violation.rule}: {violation.text}"
-            for number, violation in enumerate(self.violations, 1)
-        ]
+    def problem_texts(self) -> list[str]:
+        return [f"{violation.rule}: {violation.text}" for violation in self.violations]
+
+    def settings(self) -> dict[str, Any]:
+        return {"usage": self.rules.as_json()}
 
 
 def _listing(calls: list[CallRef]) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from ..core.matching.explain import format_diff, short
 from ..core.values import canonical, diff_args, nesting_place, path_text
@@ -14,7 +15,27 @@ from ..errors import TrajectoryFormatError
 from .result import EvaluatorResult
 from .scope import announce, announce_error
 
-__all__ = ["exact_match", "exact_match_async"]
+__all__ = ["ValueReport", "exact_match", "exact_match_async"]
+
+
+@dataclass(frozen=True)
+class ValueReport:
+    """A comparison of two values (``exact_match``): the verdict and what differs."""
+
+    kind: ClassVar[str] = "value"
+
+    key: str
+    passed: bool
+    difference: str | None = None
+
+    def comment(self) -> str | None:
+        return self.difference
+
+    def problem_texts(self) -> list[str]:
+        return [self.difference] if self.difference else []
+
+    def settings(self) -> dict[str, Any]:
+        return {}
 
 
 # Deeper than this, exact_match refuses a value that the JSON encoder could not take either.
@@ -88,14 +109,18 @@ def _exact_result(outputs: Any, reference_outputs: Any, inputs: Any) -> Evaluato
             origin="exact_match",
         )
         raise
+    report = ValueReport(
+        "exact_match", score, None if score else _difference(outputs, reference_outputs)
+    )
     result: EvaluatorResult = {
-        "key": "exact_match",
+        "key": report.key,
         "score": score,
-        "comment": None if score else _difference(outputs, reference_outputs),
+        "comment": report.difference,
         "metadata": None,
     }
     announce(
         result,
+        report=report,
         outputs=outputs,
         reference_outputs=reference_outputs,
         inputs=inputs,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..core.matching.rules import (
@@ -30,13 +30,12 @@ from ..core.metrics import (
     tool_call_accuracy,
     tool_call_f1,
 )
+from .faces import AsyncEvaluator, Evaluator, Score, async_face, sync_face
 from .result import EvaluatorResult
 from .scope import announce
 
 __all__ = [
     "AccuracyArgsMode",
-    "AsyncGradedEvaluator",
-    "GradedEvaluator",
     "create_async_tool_call_accuracy_evaluator",
     "create_async_tool_call_f1_evaluator",
     "create_tool_call_accuracy_evaluator",
@@ -44,15 +43,12 @@ __all__ = [
     "evaluate_tool_call_accuracy",
     "evaluate_tool_call_f1",
     "graded_config",
+    "graded_faces",
     "graded_record",
 ]
 
 AccuracyArgsMode = ToolArgsMatchMode | Literal["ragas"]
 """The args modes of tool-call accuracy: ``ragas`` (its default) or any matching mode."""
-
-GradedEvaluator = Callable[..., EvaluatorResult]
-"""``evaluator(*, outputs, reference_outputs, inputs=None, **kwargs) -> EvaluatorResult``."""
-AsyncGradedEvaluator = Callable[..., Awaitable[EvaluatorResult]]
 
 
 def graded_config(
@@ -131,24 +127,15 @@ def evaluate_tool_call_f1(
 
 def graded_record(report: GradedReport) -> dict[str, Any]:
     """What a graded evaluation adds to its record: the settings it ran with."""
-    if isinstance(report, AccuracyReport):
-        rules = report.rules  # the package's more forgiving rules decide the score too
-        mode = "strict_order" if rules.strict_order else "any_order"
-        if rules.allow_extra_calls:
-            mode += ", allow_extra_calls"
-        elif rules.best_pairing and not rules.strict_order:
-            mode += ", best_pairing"
-    else:
-        mode = "unordered"
-    return {"mode": mode, "tool_args_mode": report.config.tool_args}
+    return {"mode": report.mode, "tool_args_mode": report.config.tool_args}
 
 
-def graded_evaluation(
-    kind: str, config: MatchConfig, rules: Rules, origin: str
-) -> Callable[[Any, Any, Any], EvaluatorResult]:
-    """The one implementation behind both faces: score, announce to the running test, return."""
+def graded_scorer(kind: str, config: MatchConfig, rules: Rules, origin: str) -> Score:
+    """The scorer behind both faces: score, announce to the running test, return."""
 
-    def evaluate(outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+    def score(
+        outputs: Any, reference_outputs: Any, inputs: Any, _extra: Mapping[str, Any]
+    ) -> EvaluatorResult:
         started = time.perf_counter()
         report: GradedReport
         if kind == "tool_call_accuracy":
@@ -157,39 +144,28 @@ def graded_evaluation(
             result, report = evaluate_tool_call_f1(outputs, reference_outputs, config)
         announce(
             result,
+            report=report,
             outputs=outputs,
             reference_outputs=reference_outputs,
             inputs=inputs,
             started=started,
             origin=origin,
             extra=graded_record(report),
-            graded=report,
         )
         return result
 
-    return evaluate
+    return score
 
 
-def sync_face(evaluate: Callable[[Any, Any, Any], EvaluatorResult], name: str) -> GradedEvaluator:
-    def evaluator(
-        *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
-    ) -> EvaluatorResult:
-        return evaluate(outputs, reference_outputs, inputs)
-
-    evaluator.__name__ = evaluator.__qualname__ = name
-    return evaluator
-
-
-def async_face(
-    evaluate: Callable[[Any, Any, Any], EvaluatorResult], name: str
-) -> AsyncGradedEvaluator:
-    async def evaluator(
-        *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
-    ) -> EvaluatorResult:
-        return evaluate(outputs, reference_outputs, inputs)
-
-    evaluator.__name__ = evaluator.__qualname__ = name
-    return evaluator
+def graded_faces(
+    kind: str, config: MatchConfig, rules: Rules, origin: str
+) -> tuple[Evaluator, AsyncEvaluator]:
+    """Both faces of a graded evaluator (``evaluator.config``, ``evaluator.rules``)."""
+    score = graded_scorer(kind, config, rules, origin)
+    return (
+        sync_face(score, name=kind, config=config, rules=rules),
+        async_face(score, name=kind, config=config, rules=rules),
+    )
 
 
 def _accuracy_evaluation(
@@ -198,10 +174,10 @@ def _accuracy_evaluation(
     best_pairing: object,
     tool_args: object,
     overrides: Any,
-) -> Callable[[Any, Any, Any], EvaluatorResult]:
+) -> tuple[Evaluator, AsyncEvaluator]:
     config = graded_config(tool_args, overrides, metric="tool_call_accuracy")
     rules = accuracy_rules(strict_order, allow_extra_calls, best_pairing)
-    return graded_evaluation("tool_call_accuracy", config, rules, "tool_call_accuracy")
+    return graded_faces("tool_call_accuracy", config, rules, "tool_call_accuracy")
 
 
 def create_tool_call_accuracy_evaluator(
@@ -211,7 +187,7 @@ def create_tool_call_accuracy_evaluator(
     overrides: ToolArgsMatchOverrides | None = None,
     allow_extra_calls: bool = False,
     best_pairing: bool = False,
-) -> GradedEvaluator:
+) -> Evaluator:
     """An evaluator scoring how accurately an agent made the reference's tool calls (key
     ``tool_call_accuracy``, score in [0, 1]), by default as Ragas' ``ToolCallAccuracy`` does.
 
@@ -234,10 +210,9 @@ def create_tool_call_accuracy_evaluator(
             {"name": "get_weather", "args": {"city": "SF"}}])
         assert result["score"] >= 0.8, result["comment"]
     """
-    evaluate = _accuracy_evaluation(
+    return _accuracy_evaluation(
         strict_order, allow_extra_calls, best_pairing, tool_args, overrides
-    )
-    return sync_face(evaluate, "tool_call_accuracy")
+    )[0]
 
 
 def create_async_tool_call_accuracy_evaluator(
@@ -247,19 +222,18 @@ def create_async_tool_call_accuracy_evaluator(
     overrides: ToolArgsMatchOverrides | None = None,
     allow_extra_calls: bool = False,
     best_pairing: bool = False,
-) -> AsyncGradedEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_tool_call_accuracy_evaluator`` (same checks, same scores)."""
-    evaluate = _accuracy_evaluation(
+    return _accuracy_evaluation(
         strict_order, allow_extra_calls, best_pairing, tool_args, overrides
-    )
-    return async_face(evaluate, "tool_call_accuracy")
+    )[1]
 
 
 def create_tool_call_f1_evaluator(
     *,
     tool_args: ToolArgsMatchMode = "exact",
     overrides: ToolArgsMatchOverrides | None = None,
-) -> GradedEvaluator:
+) -> Evaluator:
     """An evaluator scoring the F1 of an agent's tool calls against the reference's (key
     ``tool_call_f1``, rounded to four places as Ragas' ``ToolCallF1``): order is ignored, a call
     counts as right when a reference call of the same name has matching args (under
@@ -273,19 +247,15 @@ def create_tool_call_f1_evaluator(
         result = evaluator(outputs=messages, reference_outputs=reference)
         print(result["score"], result["metadata"]["precision"], result["metadata"]["recall"])
     """
-    evaluate = graded_evaluation(
-        "tool_call_f1", graded_config(tool_args, overrides), _ANY_ORDER, "tool_call_f1"
-    )
-    return sync_face(evaluate, "tool_call_f1")
+    config = graded_config(tool_args, overrides)
+    return graded_faces("tool_call_f1", config, _ANY_ORDER, "tool_call_f1")[0]
 
 
 def create_async_tool_call_f1_evaluator(
     *,
     tool_args: ToolArgsMatchMode = "exact",
     overrides: ToolArgsMatchOverrides | None = None,
-) -> AsyncGradedEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_tool_call_f1_evaluator`` (same checks, same scores)."""
-    evaluate = graded_evaluation(
-        "tool_call_f1", graded_config(tool_args, overrides), _ANY_ORDER, "tool_call_f1"
-    )
-    return async_face(evaluate, "tool_call_f1")
+    config = graded_config(tool_args, overrides)
+    return graded_faces("tool_call_f1", config, _ANY_ORDER, "tool_call_f1")[1]

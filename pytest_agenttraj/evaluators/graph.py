@@ -9,7 +9,7 @@ are real coroutine functions around the same synchronous core.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.graph import (
@@ -20,27 +20,21 @@ from ..core.graph import (
     match_graph_trajectories,
 )
 from ..errors import GraphTrajectoryFormatError
+from .faces import AsyncEvaluator, Evaluator, async_face, sync_face
 from .result import EvaluatorResult
 from .scope import announce, announce_error
 
 __all__ = [
-    "AsyncGraphEvaluator",
-    "GraphEvaluator",
     "GraphReferenceHandler",
     "create_async_graph_trajectory_match_evaluator",
     "create_graph_trajectory_match_evaluator",
     "evaluate_and_announce",
     "evaluate_graph_trajectory",
+    "graph_faces",
     "graph_trajectory_strict_match",
     "graph_trajectory_strict_match_async",
-    "make_async_graph_evaluator",
-    "make_graph_evaluator",
 ]
 
-GraphEvaluator = Callable[..., EvaluatorResult]
-"""``evaluator(*, outputs, reference_outputs, **kwargs) -> EvaluatorResult``."""
-AsyncGraphEvaluator = Callable[..., Awaitable[EvaluatorResult]]
-"""The awaitable form of ``GraphEvaluator``."""
 GraphReferenceHandler = Callable[
     [Any, Any, str, dict[str, Any]], "tuple[EvaluatorResult, GraphMatchReport, Any] | None"
 ]
@@ -110,17 +104,6 @@ def evaluate_and_announce(
     return result, report
 
 
-def _evaluate(
-    outputs: Any,
-    reference_outputs: Any,
-    mode: str,
-    origin: str,
-    references: GraphReferenceHandler | None = None,
-) -> EvaluatorResult:
-    __tracebackhide__ = True
-    return evaluate_and_announce(outputs, reference_outputs, mode, origin, references)[0]
-
-
 def _mode(mode: str, trajectory_match_mode: str | None) -> str:
     if trajectory_match_mode is not None:
         if mode != "strict" and mode != trajectory_match_mode:
@@ -132,37 +115,25 @@ def _mode(mode: str, trajectory_match_mode: str | None) -> str:
     return check_graph_mode(mode)
 
 
-def make_graph_evaluator(
+def graph_faces(
     mode: str, *, origin: str | None = None, references: GraphReferenceHandler | None = None
-) -> GraphEvaluator:
-    """A synchronous evaluator for ``mode`` (already checked) reporting as ``origin``; the
-    plugin's also take reference files, through ``references``."""
+) -> tuple[Evaluator, AsyncEvaluator]:
+    """Both faces of a graph evaluator for ``mode`` (already checked) reporting as ``origin``;
+    the plugin's also take reference files, through ``references``."""
     key = graph_key(mode)
 
-    def evaluator(*, outputs: Any, reference_outputs: Any, **kwargs: Any) -> EvaluatorResult:
+    def score(
+        outputs: Any, reference_outputs: Any, _inputs: Any, _extra: Mapping[str, Any]
+    ) -> EvaluatorResult:
         __tracebackhide__ = True
-        return _evaluate(outputs, reference_outputs, mode, origin or key, references)
+        return evaluate_and_announce(outputs, reference_outputs, mode, origin or key, references)[0]
 
-    evaluator.__name__ = evaluator.__qualname__ = key
-    evaluator.__doc__ = f"Whether a graph trajectory matches its reference in {mode} mode."
-    return evaluator
-
-
-def make_async_graph_evaluator(mode: str, *, origin: str | None = None) -> AsyncGraphEvaluator:
-    """The coroutine-function twin of ``make_graph_evaluator``."""
-    key = graph_key(mode)
-
-    async def evaluator(*, outputs: Any, reference_outputs: Any, **kwargs: Any) -> EvaluatorResult:
-        return _evaluate(outputs, reference_outputs, mode, origin or key)
-
-    evaluator.__name__ = evaluator.__qualname__ = key
-    evaluator.__doc__ = f"Whether a graph trajectory matches its reference in {mode} mode."
-    return evaluator
+    return sync_face(score, name=key, mode=mode), async_face(score, name=key, mode=mode)
 
 
 def create_graph_trajectory_match_evaluator(
     *, mode: GraphMatchMode = "strict", trajectory_match_mode: GraphMatchMode | None = None
-) -> GraphEvaluator:
+) -> Evaluator:
     """An evaluator comparing a graph trajectory's path with a reference's, per invocation.
 
     On the 7-node workflow (``node1`` -> ``node3`` -> ``node4`` and ``node5`` in one superstep ->
@@ -180,26 +151,28 @@ def create_graph_trajectory_match_evaluator(
         result = evaluator(outputs=trajectory, reference_outputs={"steps": [["node1", "node7"]]})
         assert result["score"], result["comment"]
     """
-    return make_graph_evaluator(_mode(mode, trajectory_match_mode))
+    return graph_faces(_mode(mode, trajectory_match_mode))[0]
 
 
 def create_async_graph_trajectory_match_evaluator(
     *, mode: GraphMatchMode = "strict", trajectory_match_mode: GraphMatchMode | None = None
-) -> AsyncGraphEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_graph_trajectory_match_evaluator``: an ``async def`` function
     (same checks, same answers)."""
-    return make_async_graph_evaluator(_mode(mode, trajectory_match_mode))
+    return graph_faces(_mode(mode, trajectory_match_mode))[1]
 
 
 def graph_trajectory_strict_match(
     *, outputs: Any, reference_outputs: Any, **kwargs: Any
 ) -> EvaluatorResult:
     """Whether each invocation ran the reference's nodes in order (supersteps in any order)."""
-    return _evaluate(outputs, reference_outputs, "strict", graph_key("strict"))
+    __tracebackhide__ = True
+    return evaluate_and_announce(outputs, reference_outputs, "strict", graph_key("strict"))[0]
 
 
 async def graph_trajectory_strict_match_async(
     *, outputs: Any, reference_outputs: Any, **kwargs: Any
 ) -> EvaluatorResult:
     """The async twin of ``graph_trajectory_strict_match``."""
-    return _evaluate(outputs, reference_outputs, "strict", graph_key("strict"))
+    __tracebackhide__ = True
+    return evaluate_and_announce(outputs, reference_outputs, "strict", graph_key("strict"))[0]

@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..core.graph import GraphMatchReport
-    from ..core.matching.report import MatchReport
-    from ..core.metrics import GradedReport
+    from ..core.report import Report
 
 __all__ = [
     "Evaluation",
@@ -34,18 +32,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Evaluation:
-    """One evaluation as it happened: its result dict, the match report behind it (if any), the
-    inputs it compared and how long it took. A graded metric gives its report as ``graded``."""
+    """One evaluation as it happened: its result dict, the report behind it (any kind; ``None``
+    for an evaluation that raised), the inputs it compared and how long it took."""
 
     result: Mapping[str, Any]
-    report: MatchReport | GraphMatchReport | None
+    report: Report | None
     outputs: Any
     reference_outputs: Any
     inputs: Any = None
     duration_s: float = 0.0
     origin: str = "evaluator"
     extra: Mapping[str, Any] = field(default_factory=dict)
-    graded: GradedReport | None = None
 
 
 class ReferenceResolver(Protocol):
@@ -129,10 +126,9 @@ def announce(
     reference_outputs: Any,
     started: float,
     origin: str,
-    report: MatchReport | GraphMatchReport | None = None,
+    report: Report | None = None,
     inputs: Any = None,
     extra: Mapping[str, Any] | None = None,
-    graded: GradedReport | None = None,
 ) -> None:
     """Tell the running test, if any, about an evaluation that began at ``started``
     (``time.perf_counter()``); outside a test this costs nothing."""
@@ -149,7 +145,6 @@ def announce(
             duration_s=time.perf_counter() - started,
             origin=origin,
             extra=dict(extra or {}),
-            graded=graded,
         )
     )
 

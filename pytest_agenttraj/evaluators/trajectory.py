@@ -8,8 +8,8 @@ validated when the evaluator is built, and a mismatch comes with a ``comment`` s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..core.compare import collector_paused, compare_trajectories
 from ..core.matching.report import MatchReport
@@ -20,17 +20,17 @@ from ..core.matching.rules import (
     TrajectoryMatchMode,
     make_config,
 )
+from .faces import AsyncEvaluator, Evaluator, Score, async_face, sync_face
 from .result import EvaluatorResult
 from .scope import announce, announce_error
 
 __all__ = [
-    "AsyncTrajectoryMatchEvaluator",
     "ReferenceHandler",
-    "TrajectoryMatchEvaluator",
-    "async_face",
     "create_async_trajectory_match_evaluator",
     "create_trajectory_match_evaluator",
     "evaluate_trajectory",
+    "trajectory_faces",
+    "trajectory_scorer",
 ]
 
 ReferenceHandler = Callable[
@@ -56,110 +56,83 @@ def evaluate_trajectory(
     return result, report
 
 
-class TrajectoryMatchEvaluator:
-    """A configured trajectory evaluator: call it with ``outputs`` and ``reference_outputs``.
+def trajectory_scorer(
+    config: MatchConfig, *, origin: str = "evaluator", references: ReferenceHandler | None = None
+) -> Score:
+    """The scorer behind both faces of a trajectory evaluator. Evaluators made by the plugin's
+    fixtures also take the name of a reference file in the test's ``trajectories/`` folder as
+    ``reference_outputs`` (their ``references`` handler)."""
 
-    Evaluators made by the plugin's fixtures also take the name of a reference file in the
-    test's ``trajectories/`` folder as ``reference_outputs`` (their ``references`` handler).
-    """
-
-    def __init__(
-        self,
-        config: MatchConfig,
-        *,
-        origin: str = "evaluator",
-        references: ReferenceHandler | None = None,
-    ) -> None:
-        self.config = config
-        self._origin = origin
-        self._references = references
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(trajectory_match_mode={self.config.mode!r}, "
-            f"tool_args_match_mode={self.config.tool_args!r})"
-        )
-
-    def _evaluate(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
+    def score(
+        outputs: Any, reference_outputs: Any, inputs: Any, _extra: Mapping[str, Any]
+    ) -> EvaluatorResult:
         # The collector stays paused until this call's report is dropped (see collector_paused).
         __tracebackhide__ = True
         with collector_paused():
-            return self._evaluate_now(outputs, reference_outputs, inputs)
+            return _evaluate(config, origin, references, outputs, reference_outputs, inputs)
 
-    def _evaluate_now(self, outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
-        __tracebackhide__ = True
-        started = time.perf_counter()
-        extra: dict[str, Any] = {}
-        try:
-            handled = (
-                self._references(outputs, reference_outputs, self.config, extra)
-                if self._references is not None
-                else None
-            )
-            if handled is not None:
-                result, report, reference_outputs = handled
-            else:
-                result, report = evaluate_trajectory(outputs, reference_outputs, self.config)
-        except Exception as error:
-            announce_error(
-                error,
-                self.config.key,
-                outputs=outputs,
-                reference_outputs=reference_outputs,
-                inputs=inputs,
-                started=started,
-                origin=self._origin,
-                extra={"mode": self.config.mode, "tool_args_mode": self.config.tool_args},
-            )
-            raise
-        announce(
-            result,
-            report=report,
+    return score
+
+
+def _evaluate(
+    config: MatchConfig,
+    origin: str,
+    references: ReferenceHandler | None,
+    outputs: Any,
+    reference_outputs: Any,
+    inputs: Any,
+) -> EvaluatorResult:
+    __tracebackhide__ = True
+    started = time.perf_counter()
+    extra: dict[str, Any] = {}
+    try:
+        handled = (
+            references(outputs, reference_outputs, config, extra)
+            if references is not None
+            else None
+        )
+        if handled is not None:
+            result, report, reference_outputs = handled
+        else:
+            result, report = evaluate_trajectory(outputs, reference_outputs, config)
+    except Exception as error:
+        announce_error(
+            error,
+            config.key,
             outputs=outputs,
             reference_outputs=reference_outputs,
             inputs=inputs,
             started=started,
-            origin=self._origin,
-            extra=extra,
+            origin=origin,
+            extra={"mode": config.mode, "tool_args_mode": config.tool_args},
         )
-        return result
-
-    def __call__(
-        self,
-        *,
-        outputs: Any,
-        reference_outputs: Any,
-        inputs: Any = None,
-        **kwargs: Any,  # accepted and ignored, as openevals does, so call sites stay compatible
-    ) -> EvaluatorResult:
-        __tracebackhide__ = True
-        return self._evaluate(outputs, reference_outputs, inputs)
-
-
-class AsyncTrajectoryMatchEvaluator(Protocol):
-    """The awaitable face of a trajectory evaluator: a coroutine function (so that
-    ``inspect.iscoroutinefunction`` is true, as langsmith's ``aevaluate`` requires) over the same
-    synchronous core, since matching does no I/O. ``config`` is its settings."""
-
-    config: MatchConfig
-
-    async def __call__(
-        self, *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
-    ) -> EvaluatorResult: ...
+        raise
+    announce(
+        result,
+        report=report,
+        outputs=outputs,
+        reference_outputs=reference_outputs,
+        inputs=inputs,
+        started=started,
+        origin=origin,
+        extra=extra,
+    )
+    return result
 
 
-def async_face(evaluator: TrajectoryMatchEvaluator) -> AsyncTrajectoryMatchEvaluator:
-    """``evaluator`` as a coroutine function."""
-
-    async def trajectory_match(
-        *, outputs: Any, reference_outputs: Any, inputs: Any = None, **kwargs: Any
-    ) -> EvaluatorResult:
-        __tracebackhide__ = True
-        return evaluator._evaluate(outputs, reference_outputs, inputs)
-
-    trajectory_match.config = evaluator.config  # type: ignore[attr-defined]
-    trajectory_match.__qualname__ = f"async_{evaluator.config.key}"
-    return cast("AsyncTrajectoryMatchEvaluator", trajectory_match)
+def trajectory_faces(
+    config: MatchConfig, *, origin: str = "evaluator", references: ReferenceHandler | None = None
+) -> tuple[Evaluator, AsyncEvaluator]:
+    """Both faces of a trajectory evaluator under ``config`` (``evaluator.config``)."""
+    score = trajectory_scorer(config, origin=origin, references=references)
+    shown = (
+        f"TrajectoryMatchEvaluator(trajectory_match_mode={config.mode!r}, "
+        f"tool_args_match_mode={config.tool_args!r})"
+    )
+    return (
+        sync_face(score, name=config.key, shown=shown, config=config),
+        async_face(score, name=f"async_{config.key}", config=config),
+    )
 
 
 def create_trajectory_match_evaluator(
@@ -169,7 +142,7 @@ def create_trajectory_match_evaluator(
     tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
     ignore_keys: Sequence[str] | None = None,
     allow_empty: bool = True,
-) -> TrajectoryMatchEvaluator:
+) -> Evaluator:
     """An evaluator comparing an agent's trajectory with a reference trajectory.
 
     Modes: ``strict`` (same messages in order), ``unordered`` (same tool calls in any order),
@@ -195,7 +168,7 @@ def create_trajectory_match_evaluator(
         ignore_keys=ignore_keys,
         allow_empty=allow_empty,
     )
-    return TrajectoryMatchEvaluator(config)
+    return trajectory_faces(config)[0]
 
 
 def create_async_trajectory_match_evaluator(
@@ -205,7 +178,7 @@ def create_async_trajectory_match_evaluator(
     tool_args_match_overrides: ToolArgsMatchOverrides | None = None,
     ignore_keys: Sequence[str] | None = None,
     allow_empty: bool = True,
-) -> AsyncTrajectoryMatchEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_trajectory_match_evaluator`` (same checks, same answers): a
     coroutine function, as langsmith's ``aevaluate`` expects."""
     config = make_config(
@@ -215,4 +188,4 @@ def create_async_trajectory_match_evaluator(
         ignore_keys=ignore_keys,
         allow_empty=allow_empty,
     )
-    return async_face(TrajectoryMatchEvaluator(config))
+    return trajectory_faces(config)[1]

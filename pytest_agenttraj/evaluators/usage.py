@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol, cast
+from typing import Any
 
 from ..core.compare import collector_paused
 from ..core.normalize import to_trajectory
 from ..core.usage import UsageReport, UsageRules, check_usage, make_usage_rules
+from .faces import AsyncEvaluator, Evaluator, async_face, sync_face
 from .result import EvaluatorResult
 from .scope import announce, announce_error
 
 __all__ = [
-    "AsyncToolUsageEvaluator",
-    "ToolUsageEvaluator",
+    "announce_usage",
     "create_async_tool_usage_evaluator",
     "create_tool_usage_evaluator",
     "evaluate_usage",
+    "usage_faces",
     "usage_result",
 ]
 
@@ -53,37 +54,31 @@ def announce_usage(
     origin: str,
     inputs: Any = None,
 ) -> None:
-    """Tell the running test about a usage check; a failure's record carries its explanation."""
-    extra: dict[str, Any] = {"usage_rules": report.rules.as_json()}
-    if not report.passed:
-        extra["diff"] = "\n".join(report.lines())
+    """Tell the running test about a usage check."""
     announce(
         result,
+        report=report,
         outputs=outputs,
         reference_outputs=None,
         inputs=inputs,
         started=started,
         origin=origin,
-        extra=extra,
     )
 
 
-class ToolUsageEvaluator:
-    """A configured usage evaluator: call it with ``outputs`` (other keyword arguments, such as
-    ``reference_outputs``, are accepted and ignored, so it fits wherever trajectory evaluators
-    do)."""
+def usage_faces(
+    rules: UsageRules, *, origin: str = "tool_usage"
+) -> tuple[Evaluator, AsyncEvaluator]:
+    """Both faces of a usage evaluator (``evaluator.rules``). It reads only ``outputs``; other
+    keyword arguments, such as ``reference_outputs``, are accepted and ignored, so it fits
+    wherever trajectory evaluators do."""
 
-    def __init__(self, rules: UsageRules, *, origin: str = "tool_usage") -> None:
-        self.rules = rules
-        self._origin = origin
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.rules.describe()})"
-
-    def _evaluate(self, outputs: Any, inputs: Any) -> EvaluatorResult:
+    def score(
+        outputs: Any, _reference_outputs: Any, inputs: Any, _extra: Mapping[str, Any]
+    ) -> EvaluatorResult:
         started = time.perf_counter()
         try:
-            result, report = evaluate_usage(outputs, self.rules)
+            result, report = evaluate_usage(outputs, rules)
         except Exception as error:
             announce_error(
                 error,
@@ -92,42 +87,19 @@ class ToolUsageEvaluator:
                 reference_outputs=None,
                 inputs=inputs,
                 started=started,
-                origin=self._origin,
+                origin=origin,
             )
             raise
         announce_usage(
-            result, report, outputs=outputs, started=started, origin=self._origin, inputs=inputs
+            result, report, outputs=outputs, started=started, origin=origin, inputs=inputs
         )
         return result
 
-    def __call__(
-        self,
-        *,
-        outputs: Any,
-        inputs: Any = None,
-        **kwargs: Any,
-    ) -> EvaluatorResult:
-        return self._evaluate(outputs, inputs)
-
-
-class AsyncToolUsageEvaluator(Protocol):
-    """The awaitable face of a usage evaluator: a coroutine function (``inspect.
-    iscoroutinefunction`` is true, as langsmith's ``aevaluate`` requires) over the same
-    synchronous check, since checking does no I/O. ``rules`` are its rules."""
-
-    rules: UsageRules
-
-    async def __call__(
-        self, *, outputs: Any, inputs: Any = None, **kwargs: Any
-    ) -> EvaluatorResult: ...
-
-
-def _async_face(evaluator: ToolUsageEvaluator) -> AsyncToolUsageEvaluator:
-    async def tool_usage(*, outputs: Any, inputs: Any = None, **kwargs: Any) -> EvaluatorResult:
-        return evaluator._evaluate(outputs, inputs)
-
-    tool_usage.rules = evaluator.rules  # type: ignore[attr-defined]
-    return cast("AsyncToolUsageEvaluator", tool_usage)
+    shown = f"ToolUsageEvaluator({rules.describe()})"
+    return (
+        sync_face(score, name=KEY, shown=shown, needs_reference=False, rules=rules),
+        async_face(score, name=KEY, needs_reference=False, rules=rules),
+    )
 
 
 def create_tool_usage_evaluator(
@@ -137,7 +109,7 @@ def create_tool_usage_evaluator(
     max_calls: Mapping[str, int] | None = None,
     max_total_calls: int | None = None,
     max_steps: int | None = None,
-) -> ToolUsageEvaluator:
+) -> Evaluator:
     """An evaluator of tool usage (key ``tool_usage``): ``required`` tools must be called,
     ``forbidden`` ones must not, ``max_calls`` caps calls per tool (``{"search": 3}``),
     ``max_total_calls`` all calls, ``max_steps`` assistant turns. Bad values raise
@@ -149,15 +121,14 @@ def create_tool_usage_evaluator(
         result = evaluator(outputs=result["messages"])
         assert result["score"], result["comment"]
     """
-    return ToolUsageEvaluator(
-        make_usage_rules(
-            required=required,
-            forbidden=forbidden,
-            max_calls=max_calls,
-            max_total_calls=max_total_calls,
-            max_steps=max_steps,
-        )
+    rules = make_usage_rules(
+        required=required,
+        forbidden=forbidden,
+        max_calls=max_calls,
+        max_total_calls=max_total_calls,
+        max_steps=max_steps,
     )
+    return usage_faces(rules)[0]
 
 
 def create_async_tool_usage_evaluator(
@@ -167,14 +138,13 @@ def create_async_tool_usage_evaluator(
     max_calls: Mapping[str, int] | None = None,
     max_total_calls: int | None = None,
     max_steps: int | None = None,
-) -> AsyncToolUsageEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_tool_usage_evaluator``: a coroutine function."""
-    return _async_face(
-        create_tool_usage_evaluator(
-            required=required,
-            forbidden=forbidden,
-            max_calls=max_calls,
-            max_total_calls=max_total_calls,
-            max_steps=max_steps,
-        )
+    rules = make_usage_rules(
+        required=required,
+        forbidden=forbidden,
+        max_calls=max_calls,
+        max_total_calls=max_total_calls,
+        max_steps=max_steps,
     )
+    return usage_faces(rules)[1]

@@ -13,7 +13,7 @@ from ..errors import BaselineError
 from ..plugin.session import TrajectorySession
 from .baseline import Comparison, compare, identity
 from .baseline_file import load_baseline
-from .verdict import fail_session, judges
+from .verdict import fail_session, gates_apply
 
 __all__ = ["BaselineGate"]
 
@@ -49,7 +49,7 @@ class BaselineGate:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not judges(session):
+        if not gates_apply(session):
             return
         self.comparison = compare(
             self.baseline,

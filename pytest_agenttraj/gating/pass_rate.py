@@ -33,7 +33,7 @@ import pytest
 from ..plugin.results import attempt_counts
 from ..plugin.session import TrajectorySession
 from . import INI, OPTION
-from .verdict import fail_session, judges
+from .verdict import fail_session, gates_apply
 
 __all__ = [
     "INI",
@@ -279,7 +279,7 @@ class PassRateGate:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not judges(session):
+        if not gates_apply(session):
             return
         for record in self.session.results.records:
             self.tests.setdefault(str(record.get("nodeid")), TestFacts()).records.append(record)

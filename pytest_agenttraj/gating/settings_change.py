@@ -97,7 +97,7 @@ def _flat(settings: Mapping[str, Any]) -> str:
 
 def _args_mode(was: Any, now: Any, settings: Mapping[str, Any]) -> bool:
     return (
-        settings.get("kind") == "match"
+        settings.get("kind") == "trajectory"
         and was in _ARGS_MODES
         and now in _ARGS_MODES
         and (now == "exact" or was == "ignore")
@@ -106,7 +106,7 @@ def _args_mode(was: Any, now: Any, settings: Mapping[str, Any]) -> bool:
 
 def _fewer_keys(was: Any, now: Any, settings: Mapping[str, Any]) -> bool:
     before, after = set(was or ()), set(now or ())
-    return settings.get("kind") == "match" and after < before
+    return settings.get("kind") == "trajectory" and after < before
 
 
 def _refuses_empty(was: Any, now: Any, _settings: Mapping[str, Any]) -> bool:
@@ -138,9 +138,10 @@ def tightened(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether every difference between ``old`` and ``new`` only tightens the check (a pass
     under ``new`` implies a pass under ``old``); see the module docstring.
 
-    >>> tightened({"kind": "match", "tool_args": "ignore"}, {"kind": "match", "tool_args": "exact"})
+    >>> match = {"kind": "trajectory"}
+    >>> tightened({**match, "tool_args": "ignore"}, {**match, "tool_args": "exact"})
     True
-    >>> tightened({"kind": "match", "mode": "strict"}, {"kind": "match", "mode": "superset"})
+    >>> tightened({**match, "mode": "strict"}, {**match, "mode": "superset"})
     False
     """
     if old.get("kind") != new.get("kind"):

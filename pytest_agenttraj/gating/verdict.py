@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-__all__ = ["fail_session", "judges"]
+__all__ = ["fail_session", "gates_apply"]
 
 
-def judges(session: pytest.Session) -> bool:
+def gates_apply(session: pytest.Session) -> bool:
     """Whether gates judge this session: not under ``--collect-only``, where no test ran."""
     return not session.config.option.collectonly
 

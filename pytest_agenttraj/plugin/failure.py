@@ -1,4 +1,4 @@
-"""How a trajectory failure shows in pytest's report: a coloured diff in place of the plain one
+"""How a failure of ours shows in pytest's report: a coloured diff in place of the plain one
 when the terminal supports colour, and the diff of evaluations whose score was asserted."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntry, TerminalRepr
 from _pytest._io import TerminalWriter
 
-from ..assertion import TrajectoryMismatch
+from ..assertions.base import AgentTrajAssertionError
 
 __all__ = ["MismatchRepr", "colour_mismatch"]
 
@@ -25,7 +25,7 @@ _STYLES: dict[str, dict[str, bool]] = {
 class MismatchRepr(TerminalRepr):
     """The original failure (traceback without the plain diff) followed by the coloured diff."""
 
-    def __init__(self, original: ExceptionChainRepr, mismatch: TrajectoryMismatch) -> None:
+    def __init__(self, original: ExceptionChainRepr, mismatch: AgentTrajAssertionError) -> None:
         self.original = original
         self.mismatch = mismatch
         self.reprcrash = original.reprcrash  # junitxml reads the failure message from here
@@ -40,7 +40,7 @@ class MismatchRepr(TerminalRepr):
             tw.line(line)
 
 
-def colour_mismatch(report: pytest.TestReport, mismatch: TrajectoryMismatch) -> None:
+def colour_mismatch(report: pytest.TestReport, mismatch: AgentTrajAssertionError) -> None:
     """Swap the plain diff in ``report``'s traceback for a coloured one, if its shape allows."""
     longrepr = report.longrepr
     if not isinstance(longrepr, ExceptionChainRepr):

@@ -12,9 +12,8 @@ from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
 
 if TYPE_CHECKING:  # imported by each fixture when a test asks for it, not at start-up
-    from ..evaluators.graph import GraphEvaluator
+    from ..evaluators.faces import AsyncEvaluator, Evaluator
     from ..evaluators.result import EvaluatorResult
-    from ..evaluators.trajectory import AsyncTrajectoryMatchEvaluator, TrajectoryMatchEvaluator
     from ..references import ReferenceFile
 
 __all__ = [
@@ -63,7 +62,7 @@ def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
 
 
 @pytest.fixture
-def trajectory_evaluator(trajectory_config: TrajectorySettings) -> TrajectoryMatchEvaluator:
+def trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
     """A trajectory match evaluator configured from this test's settings; every result is
     recorded against the test.
 
@@ -73,20 +72,19 @@ def trajectory_evaluator(trajectory_config: TrajectorySettings) -> TrajectoryMat
             result = trajectory_evaluator(outputs=messages, reference_outputs=reference)
             assert result["score"]
     """
-    from ..evaluators.trajectory import TrajectoryMatchEvaluator
+    from ..evaluators.trajectory import trajectory_faces
     from ..references import handle_file_reference
 
-    return TrajectoryMatchEvaluator(
-        trajectory_config.match_config(),
-        origin="trajectory_evaluator",
-        references=handle_file_reference,
-    )
+    config = trajectory_config.match_config()
+    return trajectory_faces(
+        config, origin="trajectory_evaluator", references=handle_file_reference
+    )[0]
 
 
 @pytest.fixture
 def async_trajectory_evaluator(
     trajectory_config: TrajectorySettings,
-) -> AsyncTrajectoryMatchEvaluator:
+) -> AsyncEvaluator:
     """The awaitable twin of ``trajectory_evaluator``, for async tests (pytest-asyncio).
 
     Example::
@@ -95,20 +93,17 @@ def async_trajectory_evaluator(
             result = await async_trajectory_evaluator(outputs=messages, reference_outputs=ref)
             assert result["score"]
     """
-    from ..evaluators.trajectory import TrajectoryMatchEvaluator, async_face
+    from ..evaluators.trajectory import trajectory_faces
     from ..references import handle_file_reference
 
-    return async_face(
-        TrajectoryMatchEvaluator(
-            trajectory_config.match_config(),
-            origin="async_trajectory_evaluator",
-            references=handle_file_reference,
-        )
-    )
+    config = trajectory_config.match_config()
+    return trajectory_faces(
+        config, origin="async_trajectory_evaluator", references=handle_file_reference
+    )[1]
 
 
 @pytest.fixture
-def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEvaluator:
+def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
     """A graph trajectory match evaluator in this test's mode (marker > command line > ini >
     strict); every result is recorded against the test. ``reference_outputs`` may also name a
     graph reference file in the test's ``trajectories/`` folder, whose ``mode`` applies unless
@@ -124,16 +119,16 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> GraphEv
             graph_trajectory_evaluator(outputs=trajectory, reference_outputs="long_path.yaml")
     """
     from ..core.graph import check_graph_mode
-    from ..evaluators.graph import make_graph_evaluator
+    from ..evaluators.graph import graph_faces
     from ..references import handle_graph_file_reference
 
     try:
         mode = check_graph_mode(trajectory_config.mode, where="mode")
     except ValueError as error:  # a message-trajectory mode that graph paths do not have
         pytest.fail(str(error), pytrace=False)
-    return make_graph_evaluator(
+    return graph_faces(
         mode, origin="graph_trajectory_evaluator", references=handle_graph_file_reference
-    )
+    )[0]
 
 
 @pytest.fixture
@@ -171,7 +166,7 @@ def assert_trajectory_fixture(
         def test_agent(assert_trajectory):
             assert_trajectory(result["messages"], reference)
     """
-    from ..assertion import assert_trajectory, refuse_keywords
+    from ..assertions.trajectory import assert_trajectory, refuse_keywords
     from ..evaluators.scope import current_scope
 
     def bound(

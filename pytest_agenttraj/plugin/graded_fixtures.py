@@ -12,9 +12,8 @@ from .session import SESSION_KEY
 from .settings import TrajectorySettings
 
 if TYPE_CHECKING:  # graded evaluators and judges load when their fixture is used
-    from ..evaluators.graded import GradedEvaluator
+    from ..evaluators.faces import AsyncEvaluator, Evaluator
     from ..evaluators.judges import JudgeCache
-    from ..evaluators.judges.faces import AsyncJudgeEvaluator, JudgeEvaluator
 
 __all__ = [
     "async_trajectory_judge",
@@ -25,21 +24,21 @@ __all__ = [
 ]
 
 
-def _graded(settings: TrajectorySettings, kind: str) -> GradedEvaluator:
+def _graded(settings: TrajectorySettings, kind: str) -> Evaluator:
     """The metric with the test's args rules; an args mode nobody chose is the metric's own
     default (Ragas' rule)."""
     from ..core.metrics import Rules
-    from ..evaluators.graded import graded_config, graded_evaluation, sync_face
+    from ..evaluators.graded import graded_config, graded_faces
 
     chosen = (
         settings.tool_args if settings.sources.get("tool_args", "default") != "default" else None
     )
     config = graded_config(chosen, settings.overrides, metric=kind)
-    return sync_face(graded_evaluation(kind, config, Rules(), f"{kind}_evaluator"), kind)
+    return graded_faces(kind, config, Rules(), f"{kind}_evaluator")[0]
 
 
 @pytest.fixture
-def tool_call_accuracy_evaluator(trajectory_config: TrajectorySettings) -> GradedEvaluator:
+def tool_call_accuracy_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
     """A ``tool_call_accuracy`` evaluator (strict order) with this test's args rules
     (``tool_args``, ``overrides``); a result passes at the marker's ``min_score`` (default 1).
 
@@ -53,7 +52,7 @@ def tool_call_accuracy_evaluator(trajectory_config: TrajectorySettings) -> Grade
 
 
 @pytest.fixture
-def tool_call_f1_evaluator(trajectory_config: TrajectorySettings) -> GradedEvaluator:
+def tool_call_f1_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
     """A ``tool_call_f1`` evaluator with this test's args rules; a result passes at the
     marker's ``min_score`` (default 1).
 
@@ -81,7 +80,7 @@ def judge_cache(request: pytest.FixtureRequest) -> JudgeCache | None:
 
 
 @pytest.fixture
-def trajectory_judge() -> Callable[..., JudgeEvaluator]:
+def trajectory_judge() -> Callable[..., Evaluator]:
     """``trajectory_judge(judge=model, **options)``: ``create_trajectory_llm_as_judge`` with
     the run's judge cache, so an unchanged re-run costs no model calls.
 
@@ -94,7 +93,7 @@ def trajectory_judge() -> Callable[..., JudgeEvaluator]:
 
     from ..evaluators.judges import create_trajectory_llm_as_judge
 
-    def make(**options: Any) -> JudgeEvaluator:
+    def make(**options: Any) -> Evaluator:
         options.setdefault("cache", True)
         return create_trajectory_llm_as_judge(**options)
 
@@ -102,7 +101,7 @@ def trajectory_judge() -> Callable[..., JudgeEvaluator]:
 
 
 @pytest.fixture
-def async_trajectory_judge() -> Callable[..., AsyncJudgeEvaluator]:
+def async_trajectory_judge() -> Callable[..., AsyncEvaluator]:
     """``async_trajectory_judge(judge=model, **options)``: the async judge with the run's cache.
 
     Example::
@@ -113,7 +112,7 @@ def async_trajectory_judge() -> Callable[..., AsyncJudgeEvaluator]:
 
     from ..evaluators.judges import create_async_trajectory_llm_as_judge
 
-    def make(**options: Any) -> AsyncJudgeEvaluator:
+    def make(**options: Any) -> AsyncEvaluator:
         options.setdefault("cache", True)
         return create_async_trajectory_llm_as_judge(**options)
 

@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import Generator, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -28,6 +28,10 @@ from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
+
+if TYPE_CHECKING:
+    from ..core.matching.report import MatchReport
+    from ..core.report import Report
 
 __all__ = [
     "GRADED_FIXTURES",
@@ -276,6 +280,7 @@ class TrajectorySession:
         index = counters.get(family, 0)
         counters[family] = index + 1
         report = evaluation.report
+        judged = report.settings() if report is not None else {}
         threshold = evaluation.extra.get("min_score", self.settings_for(item).min_score)
         passed = result_passed(result, threshold)
         record: dict[str, Any] = {
@@ -285,8 +290,8 @@ class TrajectorySession:
             "score": _json_score(result.get("score")),
             "passed": passed,
             "comment": result.get("comment"),
-            "mode": report.mode if report else None,
-            "tool_args_mode": report.tool_args if report else None,
+            "mode": judged.get("mode"),
+            "tool_args_mode": judged.get("tool_args"),
             "duration_s": round(evaluation.duration_s, 6),
             "origin": evaluation.origin,
             "phase": phase,
@@ -299,15 +304,11 @@ class TrajectorySession:
         record.update(evaluation.extra)
         from .record_settings import with_settings
 
-        with_settings(record, evaluation, self.settings_for(item), threshold)
+        with_settings(record, report, judged, self.settings_for(item), threshold)
         if not passed and report is not None:
-            from ..diff import render_report
+            from ..render import render
 
-            record["diff"] = "\n".join(render_report(report, verbose=1)[:_DIFF_LINES])
-        elif not passed and evaluation.graded is not None:
-            from ..graded_diff import render_graded
-
-            lines = render_graded(evaluation.graded, min_score=threshold, verbose=1)
+            lines = render(report, verbose=1, min_score=threshold)
             record["diff"] = "\n".join(lines[:_DIFF_LINES])
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
         item.ihook.pytest_agenttraj_evaluated(
@@ -316,19 +317,19 @@ class TrajectorySession:
         if report is not None:
             self._check_marker_usage(item, evaluation, report)
 
-    def _check_marker_usage(self, item: pytest.Item, evaluation: Evaluation, report: Any) -> None:
+    def _check_marker_usage(
+        self, item: pytest.Item, evaluation: Evaluation, report: Report
+    ) -> None:
         """Check a trajectory the test evaluated against its marker's tool-usage rules, as an
         evaluation of its own (announced while the test's scope is current)."""
         rules = self.settings_for(item).usage
-        from ..core.matching.report import MatchReport
-
-        if not rules or not isinstance(report, MatchReport):  # graph paths make no tool calls
+        if not rules or report.kind != "trajectory":  # only a message trajectory makes calls
             return
         from ..core.usage import check_usage
         from ..evaluators.usage import announce_usage, usage_result
 
         started = time.perf_counter()
-        usage = check_usage(report.output, rules)
+        usage = check_usage(cast("MatchReport", report).output, rules)
         announce_usage(
             usage_result(usage),
             usage,
@@ -373,36 +374,25 @@ class TrajectorySession:
         report: pytest.TestReport,
         evaluations: list[tuple[str, dict[str, Any], Evaluation]],
     ) -> None:
-        from ..assertion import ToolUsageViolation, TrajectoryMismatch
-        from ..diff import render_report
+        from ..assertions.base import AgentTrajAssertionError
+        from ..render import render
 
         raised = call.excinfo.value if call.excinfo else None
-        verbose = self.config.get_verbosity()
-        if isinstance(raised, TrajectoryMismatch):
+        if isinstance(raised, AgentTrajAssertionError):
             if self.config.get_terminal_writer().hasmarkup and not self.is_worker:
                 from .failure import colour_mismatch
 
                 colour_mismatch(report, raised)
             return
-        if isinstance(raised, ToolUsageViolation):
-            return  # its message is the whole explanation already
-        # The test failed without raising our mismatch (e.g. ``assert evaluator(...)["score"]``):
-        # show what each failed evaluation saw.
+        # The test failed without raising one of ours (e.g. ``assert evaluator(...)["score"]``):
+        # show what each failed evaluation saw. The marker's own usage checks fail the test
+        # with their explanation already.
+        verbose = self.config.get_verbosity()
         texts = []
         for _, record, evaluation in evaluations:
-            if record["passed"]:
+            if record["passed"] or evaluation.report is None or evaluation.origin == _MARKER_ORIGIN:
                 continue
-            if evaluation.report is not None:
-                lines = render_report(evaluation.report, verbose=verbose)
-            elif evaluation.graded is not None:
-                from ..graded_diff import render_graded
-
-                threshold = record.get("min_score")
-                lines = render_graded(evaluation.graded, min_score=threshold, verbose=verbose)
-            elif isinstance(record.get("diff"), str) and evaluation.origin != _MARKER_ORIGIN:
-                lines = [record["diff"]]  # e.g. a tool-usage evaluation whose score was asserted
-            else:
-                continue
+            lines = render(evaluation.report, verbose=verbose, min_score=record.get("min_score"))
             texts.append(f"{record['key']} [{record['index']}]\n" + "\n".join(lines))
         if texts:
             report.sections.append(("agenttraj: trajectory mismatch", "\n\n".join(texts)))

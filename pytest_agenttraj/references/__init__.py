@@ -26,103 +26,41 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
-from ..errors import ReferenceFileError
+from ..errors import ReferenceFileError as ReferenceFileError
 
 if TYPE_CHECKING:
     from .evaluate import (
-        ReferenceConflict,
-        evaluate_graph_reference_file,
-        evaluate_reference_file,
-        handle_file_reference,
-        handle_graph_file_reference,
-        names_a_file,
-        resolve_reference,
-        with_header,
+        ReferenceConflict as ReferenceConflict,
+        evaluate_graph_reference_file as evaluate_graph_reference_file,
+        evaluate_reference_file as evaluate_reference_file,
+        handle_file_reference as handle_file_reference,
+        handle_graph_file_reference as handle_graph_file_reference,
+        names_a_file as names_a_file,
+        resolve_reference as resolve_reference,
+        with_header as with_header,
     )
     from .file import (
-        GRAPH_KEYS,
-        HEADER_KEYS,
-        REFERENCE_SUFFIXES,
-        ReferenceFile,
+        GRAPH_KEYS as GRAPH_KEYS,
+        HEADER_KEYS as HEADER_KEYS,
+        REFERENCE_SUFFIXES as REFERENCE_SUFFIXES,
+        ReferenceFile as ReferenceFile,
     )
     from .ledger import (
-        Claim,
-        UpdateLedger,
+        Claim as Claim,
+        UpdateLedger as UpdateLedger,
     )
     from .reading import (
-        MAX_DEPTH,
-        load_reference,
+        MAX_DEPTH as MAX_DEPTH,
+        load_reference as load_reference,
     )
     from .writing import (
-        dump_graph_reference,
-        dump_reference,
-        plain_messages,
-        updated_messages,
-        write_graph_reference,
-        write_messages,
-        write_reference,
+        dump_graph_reference as dump_graph_reference,
+        dump_reference as dump_reference,
+        plain_messages as plain_messages,
+        updated_messages as updated_messages,
+        write_graph_reference as write_graph_reference,
+        write_messages as write_messages,
+        write_reference as write_reference,
     )
 
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    ".evaluate": (
-        "ReferenceConflict",
-        "evaluate_graph_reference_file",
-        "evaluate_reference_file",
-        "handle_file_reference",
-        "handle_graph_file_reference",
-        "names_a_file",
-        "resolve_reference",
-        "with_header",
-    ),
-    ".file": (
-        "GRAPH_KEYS",
-        "HEADER_KEYS",
-        "REFERENCE_SUFFIXES",
-        "ReferenceFile",
-    ),
-    ".ledger": (
-        "Claim",
-        "UpdateLedger",
-    ),
-    ".reading": (
-        "MAX_DEPTH",
-        "load_reference",
-    ),
-    ".writing": (
-        "dump_graph_reference",
-        "dump_reference",
-        "plain_messages",
-        "updated_messages",
-        "write_graph_reference",
-        "write_messages",
-        "write_reference",
-    ),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "GRAPH_KEYS",
-    "HEADER_KEYS",
-    "MAX_DEPTH",
-    "REFERENCE_SUFFIXES",
-    "Claim",
-    "ReferenceConflict",
-    "ReferenceFile",
-    "ReferenceFileError",
-    "UpdateLedger",
-    "dump_graph_reference",
-    "dump_reference",
-    "evaluate_graph_reference_file",
-    "evaluate_reference_file",
-    "handle_file_reference",
-    "handle_graph_file_reference",
-    "load_reference",
-    "names_a_file",
-    "plain_messages",
-    "resolve_reference",
-    "updated_messages",
-    "with_header",
-    "write_graph_reference",
-    "write_messages",
-    "write_reference",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

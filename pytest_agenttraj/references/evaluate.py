@@ -18,12 +18,12 @@ from ..core.matching.report import MatchReport
 from ..core.matching.rules import MatchConfig, make_config
 from ..core.normalize import to_trajectory
 from ..core.spelled import messages_from_spelled, messages_to_spelled
-from ..diff import render_text
 from ..errors import ReferenceFileError
 from ..evaluators.graph import evaluate_graph_trajectory
 from ..evaluators.result import EvaluatorResult
 from ..evaluators.scope import ReferenceResolver, TestScope, current_scope
 from ..evaluators.trajectory import evaluate_trajectory
+from ..render import render_text
 from .file import ReferenceFile
 from .reading import load_reference
 from .writing import updated_messages, write_graph_reference, write_messages

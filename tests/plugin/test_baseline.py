@@ -435,7 +435,7 @@ def test_unchanged_settings_of_every_kind_meet_their_baseline(
         "get_weather.location_code: Regex('location-[0-9]+')"
     ]
     assert settings["test_graded", "tool_call_accuracy"] == {
-        "kind": "graded",
+        "kind": "accuracy",
         "mode": "strict_order",
         "tool_args": "ragas",
         "allow_empty": True,

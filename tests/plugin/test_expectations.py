@@ -260,7 +260,7 @@ def test_marker_usage_rules(project: pytest.Pytester) -> None:
         for r in _results(project.path / "report.json")
         if r["nodeid"].endswith("test_budgets") and r["key"] == "tool_usage"
     )
-    assert record["usage_rules"]["max_total_calls"] == 1
+    assert record["settings"]["usage"]["max_total_calls"] == 1
     assert record["diff"].startswith("Tool usage breaks 2 rules (max_total_calls 1, max_steps 2):")
     assert record["test_outcome"] == "failed"
 

@@ -49,7 +49,7 @@ def test_every_evaluation_reaches_both_hooks(project: pytest.Pytester) -> None:
             "*EVALUATED test_many trajectory_strict_match True 1 trajectory_evaluator call True",
             "*EVALUATED test_many trajectory_strict_match False 2 trajectory_evaluator call True",
             "*EVALUATED test_many trajectory_strict_match True 3 assert_trajectory call True",
-            "*EVALUATED test_many exact_match True 0 exact_match call False",
+            "*EVALUATED test_many exact_match True 0 exact_match call True",
             "*EVALUATED test_many graph_trajectory_strict_match False 0 "
             "graph_trajectory_strict_match call True",
         ]

@@ -80,7 +80,7 @@ def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> No
             "test_outcome": "failed",
             "diff": failing[0]["diff"],
             "settings": {
-                "kind": "match",
+                "kind": "trajectory",
                 "mode": "strict",
                 "tool_args": "exact",
                 "allow_empty": False,

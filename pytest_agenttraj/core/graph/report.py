@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from .path import GraphPath, Superstep
 
@@ -63,6 +63,8 @@ class GraphMatchReport:
     comment's sentence (``None`` on a match).
     """
 
+    kind: ClassVar[str] = "graph"
+
     mode: str
     matched: bool
     output: tuple[GraphPath, ...]
@@ -74,6 +76,16 @@ class GraphMatchReport:
     def tool_args(self) -> None:
         """Graph paths compare no tool arguments (result records show only the mode)."""
         return None
+
+    @property
+    def passed(self) -> bool:
+        return self.matched
+
+    def problem_texts(self) -> list[str]:
+        return [difference.line() for difference in self.differences]
+
+    def settings(self) -> dict[str, Any]:
+        return {"mode": self.mode}
 
     def comment(self) -> str | None:
         """``None`` on a match, else one sentence naming the first difference."""

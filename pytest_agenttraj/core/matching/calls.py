@@ -4,7 +4,7 @@ superset).
 
 Calls whose args rule is an equivalence (exact, ignore, key lists) pair by hashing in linear
 time; subset/superset arguments find candidates through an index of ``(key, value)`` items; the
-augmenting search (:mod:`.assignment`) runs only for what those passes leave unpaired. Reference
+augmenting search (:mod:`.bipartite`) runs only for what those passes leave unpaired. Reference
 args holding value matchers are paired in :mod:`.matcher_pairing`.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from ..model import Trajectory
 from ..values import canonical, json_text, signature
-from .assignment import complete_matching
+from .bipartite import complete_matching
 from .explain import call_problems
 from .matcher_pairing import pair_with_matchers, sees_matchers
 from .report import CallRef, GivenSides, MatchReport, Pairs, call_refs

@@ -6,7 +6,7 @@ hashing; the pairing is still maximum:
 1. reference calls whose compared args hold no matcher pair by hashing first, as everywhere
    (equal keys are an equivalence, and an exchange argument shows that some maximum pairing
    contains those pairs: any output that matches an equal call matches the other too);
-2. the rest go to the augmenting search (:func:`.assignment.complete_matching`), whose
+2. the rest go to the augmenting search (:func:`.bipartite.complete_matching`), whose
    candidates come from an index, never from trying every pair, and whose last word is the
    rule's ``matches``:
 
@@ -26,7 +26,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from ..values import MISSING, canonical, holds_matcher, lookup_path, value_matches
-from .assignment import complete_matching
+from .bipartite import complete_matching
 from .rules import ArgsRule
 
 __all__ = ["pair_with_matchers", "sees_matchers"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, NamedTuple, Protocol
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from ..model import ToolCall, Trajectory
 from ..values import ArgDiff
@@ -166,6 +166,8 @@ class MatchReport:
     ``pairs`` lists the paired calls in output order.
     """
 
+    kind: ClassVar[str] = "trajectory"
+
     config: MatchConfig
     sides: Sides = field(repr=False, compare=False)
     matched: bool
@@ -222,6 +224,23 @@ class MatchReport:
     @property
     def key(self) -> str:
         return self.config.key
+
+    @property
+    def passed(self) -> bool:
+        return self.matched
+
+    def problem_texts(self) -> list[str]:
+        return [problem.text for problem in self.problems]
+
+    def settings(self) -> dict[str, Any]:
+        """The mode, the argument rules and the value matchers in the reference's calls."""
+        from ..judged import config_settings, matcher_texts
+
+        out = {"mode": self.mode, **config_settings(self.config)}
+        matchers = matcher_texts(call for _, _, call in self.reference.tool_calls())
+        if matchers:
+            out["matchers"] = matchers
+        return out
 
     def comment(self) -> str | None:
         """One or two sentences on what did not match; ``None`` on a match."""

@@ -1,7 +1,7 @@
 """Graded metrics over tool calls: how close an agent came, as a score in [0, 1] with what lost
 points. Pure, like the rest of the core: tool-call accuracy (:mod:`.accuracy`) and tool-call F1
 (:mod:`.f1`), argument accuracy under the args rules (:mod:`.args`), a maximum-weight assignment
-(:mod:`.assignment`), and the reports (:mod:`.report`)."""
+(:mod:`.weighted_assignment`), and the reports (:mod:`.report`)."""
 
 from __future__ import annotations
 

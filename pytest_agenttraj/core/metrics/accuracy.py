@@ -24,9 +24,9 @@ from ..matching.rules import MatchConfig
 from ..normalize import Memo
 from ..values import json_text, safe_repr
 from .args import ArgScore, arg_accuracy
-from .assignment import max_weight_assignment
 from .calls import GradedCall, nesting_refused, read_calls
 from .report import AccuracyReport, CallScore, Rules
+from .weighted_assignment import max_weight_assignment
 
 __all__ = ["tool_call_accuracy"]
 

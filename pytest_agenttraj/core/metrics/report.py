@@ -4,7 +4,7 @@ its one-sentence ``comment`` and its ``metadata`` (builtins only, for result dic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from ..matching.explain import call_text
 from ..matching.rules import MatchConfig
@@ -102,6 +102,7 @@ class AccuracyReport:
     output_count: int
 
     key = "tool_call_accuracy"
+    kind: ClassVar[str] = "accuracy"
 
     @property
     def arg_accuracy(self) -> float:
@@ -124,6 +125,27 @@ class AccuracyReport:
     def order(self) -> str:
         """The alignment rules in words: ``strict order``, ``any order, extra calls allowed``."""
         return self.rules.describe()
+
+    @property
+    def mode(self) -> str:
+        """The alignment rules as a record names them: ``strict_order``, ``any_order``, with
+        the package's more forgiving rules after a comma (they decide the score too)."""
+        mode = "strict_order" if self.rules.strict_order else "any_order"
+        if self.rules.allow_extra_calls:
+            mode += ", allow_extra_calls"
+        elif self.rules.best_pairing and not self.rules.strict_order:
+            mode += ", best_pairing"
+        return mode
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= 1.0
+
+    def problem_texts(self) -> list[str]:
+        return self.reasons()
+
+    def settings(self) -> dict[str, Any]:
+        return _graded_settings(self.mode, self.config, [c.reference for c in self.calls])
 
     def reasons(self) -> list[str]:
         """What lost points, most important first: the alignment, then each call."""
@@ -184,6 +206,19 @@ class F1Report:
     extra: tuple[Unpaired, ...]
 
     key = "tool_call_f1"
+    kind: ClassVar[str] = "f1"
+    mode = "unordered"
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= 1.0
+
+    def problem_texts(self) -> list[str]:
+        return self.reasons()
+
+    def settings(self) -> dict[str, Any]:
+        references = [r for _, r in self.matched] + [lone.call for lone in self.missing]
+        return _graded_settings(self.mode, self.config, references)
 
     @property
     def precision(self) -> float:
@@ -240,6 +275,18 @@ class F1Report:
 
 
 GradedReport = AccuracyReport | F1Report
+
+
+def _graded_settings(
+    mode: str, config: MatchConfig, references: list[GradedCall]
+) -> dict[str, Any]:
+    from ..judged import config_settings, matcher_texts
+
+    out = {"mode": mode, **config_settings(config)}
+    matchers = matcher_texts(call.call for call in references)
+    if matchers:
+        out["matchers"] = matchers
+    return out
 
 
 def _closest_note(lone: Unpaired, other: str) -> str:

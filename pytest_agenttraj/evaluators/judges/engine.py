@@ -28,8 +28,8 @@ from ..scope import current_scope
 from .cache import JudgeCache, cache_key
 from .deadline import CallTimedOut, call_within, submit
 from .model import JudgeModel, message_usage
-from .prompting import append_to_last_user, reply_text
 from .replies import ReplyError, ReplySpec, json_instructions, parse_json_reply
+from .templates import append_to_last_user, reply_text
 
 if TYPE_CHECKING:
     import asyncio

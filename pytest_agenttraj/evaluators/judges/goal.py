@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import TrajectoryFormatError
+from ..faces import AsyncEvaluator, Evaluator
 from ..result import EvaluatorResult
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
-from .faces import AsyncJudgeEvaluator, JudgeEvaluator, async_face, sync_face
-from .formatting import format_trajectory, format_value
 from .model import JudgeModel
-from .prompting import build_messages, check_examples, check_prompt, with_examples
 from .prompts import AGENT_GOAL_ACCURACY_PROMPT, AGENT_GOAL_ACCURACY_PROMPT_WITH_REFERENCE
 from .replies import goal_spec
+from .scoring import async_judge_evaluator, judge_evaluator
+from .templates import build_messages, check_examples, check_prompt, with_examples
+from .text import format_trajectory, format_value
 from .trajectory import check_key
 
 __all__ = ["create_agent_goal_accuracy_evaluator", "create_async_agent_goal_accuracy_evaluator"]
@@ -113,7 +114,7 @@ def create_agent_goal_accuracy_evaluator(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     timeout: float | None = None,
-) -> JudgeEvaluator:
+) -> Evaluator:
     """An evaluator asking an LLM whether the agent achieved the user's goal (key
     ``agent_goal_accuracy``, score 1.0 or 0.0). Call it with ``outputs`` (the conversation) and
     optionally ``reference_outputs`` (the desired outcome); ``metadata`` holds the user goal and
@@ -136,7 +137,7 @@ def create_agent_goal_accuracy_evaluator(
         DEFAULT_MAX_CONCURRENCY,
         timeout,
     )
-    return sync_face(evaluation, steps, steps.key, "agent_goal_accuracy")
+    return judge_evaluator(evaluation, steps, steps.key, "agent_goal_accuracy")
 
 
 def create_async_agent_goal_accuracy_evaluator(
@@ -149,9 +150,9 @@ def create_async_agent_goal_accuracy_evaluator(
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     timeout: float | None = None,
-) -> AsyncJudgeEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_agent_goal_accuracy_evaluator``."""
     evaluation, steps = _build(
         prompt, model, judge, feedback_key, few_shot_examples, cache, max_concurrency, timeout
     )
-    return async_face(evaluation, steps, steps.key, "agent_goal_accuracy")
+    return async_judge_evaluator(evaluation, steps, steps.key, "agent_goal_accuracy")

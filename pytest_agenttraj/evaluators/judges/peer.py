@@ -1,6 +1,6 @@
 """agentevals' own prompt constants, filled the way agentevals fills them.
 
-The package's judges show a trajectory to the model as numbered lines (:mod:`.formatting`).
+The package's judges show a trajectory to the model as numbered lines (:mod:`.text`).
 agentevals' prompts were written for agentevals' form instead: each message in a tag named by
 its role, tool calls and tool results in tags of their own, a graph thread as its raw lists. A
 user who passes one of those constants as ``prompt=`` means the model to read what agentevals
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ...core.model import Message, Trajectory
 from ...core.normalize import to_trajectory
-from .formatting import Invocation
+from .text import Invocation
 
 __all__ = ["examples_text", "is_peer_prompt", "messages_text", "reference_text", "thread_text"]
 

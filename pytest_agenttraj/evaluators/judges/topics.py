@@ -14,14 +14,15 @@ from typing import Any, Literal, get_args
 
 from ...core.values import safe_repr
 from ...errors import TrajectoryFormatError
+from ..faces import AsyncEvaluator, Evaluator
 from ..result import EvaluatorResult
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
-from .faces import AsyncJudgeEvaluator, JudgeEvaluator, async_face, sync_face
-from .formatting import format_trajectory, format_value
 from .model import JudgeModel
-from .prompting import build_messages, check_examples, check_prompt, with_examples
 from .prompts import TOPIC_ADHERENCE_PROMPT
 from .replies import topics_spec
+from .scoring import async_judge_evaluator, judge_evaluator
+from .templates import build_messages, check_examples, check_prompt, with_examples
+from .text import format_trajectory, format_value
 from .trajectory import check_key
 
 __all__ = [
@@ -167,7 +168,7 @@ def create_topic_adherence_evaluator(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     timeout: float | None = None,
-) -> JudgeEvaluator:
+) -> Evaluator:
     """An evaluator asking an LLM whether an agent kept to its topics (key ``topic_adherence``,
     score in [0, 1] by ``mode``: ``precision`` (answered topics that were allowed), ``recall``
     (allowed topics that were answered) or ``f1``). The topics come from ``reference_topics``
@@ -192,7 +193,7 @@ def create_topic_adherence_evaluator(
         bound=DEFAULT_MAX_CONCURRENCY,
         timeout=timeout,
     )
-    return sync_face(evaluation, steps, steps.key, "topic_adherence")
+    return judge_evaluator(evaluation, steps, steps.key, "topic_adherence")
 
 
 def create_async_topic_adherence_evaluator(
@@ -207,7 +208,7 @@ def create_async_topic_adherence_evaluator(
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     timeout: float | None = None,
-) -> AsyncJudgeEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_topic_adherence_evaluator``."""
     evaluation, steps = _build(
         reference_topics=reference_topics,
@@ -221,4 +222,4 @@ def create_async_topic_adherence_evaluator(
         bound=max_concurrency,
         timeout=timeout,
     )
-    return async_face(evaluation, steps, steps.key, "topic_adherence")
+    return async_judge_evaluator(evaluation, steps, steps.key, "topic_adherence")

@@ -5,7 +5,7 @@ keyword arguments, default feedback keys (``trajectory_accuracy``,
 
 Everything a call is given reaches the model: the default prompt takes the reference-grading
 text when a reference is given, and a value a prompt has no place for is refused
-(:func:`.prompting.build_messages`). agentevals' own prompt constants are filled as agentevals
+(:func:`.templates.build_messages`). agentevals' own prompt constants are filled as agentevals
 fills them (:mod:`.peer`)."""
 
 from __future__ import annotations
@@ -15,20 +15,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import TrajectoryFormatError
+from ..faces import AsyncEvaluator, Evaluator
 from ..result import EvaluatorResult
 from . import peer
 from .engine import DEFAULT_MAX_CONCURRENCY, Judge, Verdict
-from .faces import AsyncJudgeEvaluator, JudgeEvaluator, async_face, sync_face
-from .formatting import format_thread, format_trajectory, format_value, thread_rows
 from .model import JudgeModel
-from .prompting import append_to_last_user, build_messages, check_examples, check_prompt
-from .prompting import with_examples as with_package_examples
 from .prompts import (
     GRAPH_TRAJECTORY_ACCURACY_PROMPT,
     TRAJECTORY_ACCURACY_PROMPT,
     TRAJECTORY_ACCURACY_PROMPT_WITH_REFERENCE,
 )
 from .replies import score_spec
+from .scoring import async_judge_evaluator, judge_evaluator
+from .templates import (
+    append_to_last_user,
+    build_messages,
+    check_examples,
+    check_prompt,
+    with_examples as with_package_examples,
+)
+from .text import format_thread, format_trajectory, format_value, thread_rows
 
 __all__ = [
     "create_async_graph_trajectory_llm_as_judge",
@@ -256,7 +262,7 @@ def create_trajectory_llm_as_judge(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     timeout: float | None = None,
-) -> JudgeEvaluator:
+) -> Evaluator:
     """An evaluator asking an LLM whether a trajectory is accurate (key ``trajectory_accuracy``).
 
     ``judge`` is a langchain-core chat model, or ``model`` a ``"provider:model"`` string (needs
@@ -289,7 +295,7 @@ def create_trajectory_llm_as_judge(
         cache=cache,
         timeout=timeout,
     )
-    return sync_face(evaluation, steps, feedback_key, "trajectory_llm_judge")
+    return judge_evaluator(evaluation, steps, feedback_key, "trajectory_llm_judge")
 
 
 def create_async_trajectory_llm_as_judge(
@@ -305,7 +311,7 @@ def create_async_trajectory_llm_as_judge(
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     timeout: float | None = None,
-) -> AsyncJudgeEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_trajectory_llm_as_judge``: safe under ``asyncio.gather``, with
     at most ``max_concurrency`` model calls at a time; a model call past ``timeout`` is
     cancelled."""
@@ -322,7 +328,7 @@ def create_async_trajectory_llm_as_judge(
         max_concurrency=max_concurrency,
         timeout=timeout,
     )
-    return async_face(evaluation, steps, feedback_key, "trajectory_llm_judge")
+    return async_judge_evaluator(evaluation, steps, feedback_key, "trajectory_llm_judge")
 
 
 def create_graph_trajectory_llm_as_judge(
@@ -338,7 +344,7 @@ def create_graph_trajectory_llm_as_judge(
     few_shot_examples: list[Mapping[str, Any]] | None = None,
     cache: Any = None,
     timeout: float | None = None,
-) -> JudgeEvaluator:
+) -> Evaluator:
     """An evaluator asking an LLM whether a LangGraph thread took a sensible path (key
     ``graph_trajectory_accuracy``). ``outputs`` is a ``GraphTrajectory`` (``inputs``,
     ``results``, ``steps``); the prompt fills ``{thread}`` (each invocation's input, nodes and
@@ -363,7 +369,7 @@ def create_graph_trajectory_llm_as_judge(
         cache=cache,
         timeout=timeout,
     )
-    return sync_face(evaluation, steps, feedback_key, "graph_trajectory_llm_judge")
+    return judge_evaluator(evaluation, steps, feedback_key, "graph_trajectory_llm_judge")
 
 
 def create_async_graph_trajectory_llm_as_judge(
@@ -380,7 +386,7 @@ def create_async_graph_trajectory_llm_as_judge(
     cache: Any = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     timeout: float | None = None,
-) -> AsyncJudgeEvaluator:
+) -> AsyncEvaluator:
     """The async twin of ``create_graph_trajectory_llm_as_judge``."""
     evaluation, steps = _graph_judge(
         prompt,
@@ -396,4 +402,4 @@ def create_async_graph_trajectory_llm_as_judge(
         max_concurrency=max_concurrency,
         timeout=timeout,
     )
-    return async_face(evaluation, steps, feedback_key, "graph_trajectory_llm_judge")
+    return async_judge_evaluator(evaluation, steps, feedback_key, "graph_trajectory_llm_judge")

@@ -1,41 +1,27 @@
 """A graph match report as lines of text: the summary, each difference with its invocation and
-superstep, then the supersteps of both sides next to each other.
-
-Plain text by default; ``markup(text, style)`` may colour it, as in :mod:`.diff`. Rendering never
-raises: a failure becomes a line saying so.
-"""
+superstep, then the supersteps of both sides next to each other."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from .core.graph import GraphDifference, GraphMatchReport, GraphPath
+from ..core.graph import GraphDifference, GraphMatchReport, GraphPath
+from . import Options
 
-__all__ = ["render_graph_report"]
+__all__ = ["headline", "lines"]
 
 _CONTEXT_ROWS = 2
 _DEFAULT_PROBLEMS = 10
 _DEFAULT_INVOCATIONS = 3
 
 
-def _plain(text: str, _style: str) -> str:
-    return text
-
-
-def render_graph_report(
-    report: GraphMatchReport,
-    *,
-    verbose: int = 0,
-    width: int = 100,
-    markup: Callable[[str, str], str] | None = None,
-) -> list[str]:
+def lines(report: GraphMatchReport, options: Options) -> Iterable[str]:
     """Lines explaining ``report``; ``verbose >= 2`` shows every difference and superstep."""
-    paint = markup or _plain
-    try:
-        return list(_render(report, verbose >= 2, max(width, 60), paint))
-    except Exception as error:  # a diff that cannot be drawn must not hide the failure itself
-        head = report.comment() or "Graph trajectory matches the reference."
-        return [head, f"(could not render the graph diff: {type(error).__name__}: {error})"]
+    return _render(report, options.verbose >= 2, max(options.width, 60), options.paint)
+
+
+def headline(report: GraphMatchReport, _options: Options) -> str:
+    return report.comment() or "Graph trajectory matches the reference."
 
 
 def _render(

@@ -1,54 +1,32 @@
-"""A match report as lines of text a person can act on: summary first, then each problem with its
-message index and per-key argument differences, then both trajectories aligned side by side.
-
-Plain text by default; ``markup(text, style)`` may colour it (the plugin passes pytest's terminal
-writer so ``--color``, ``NO_COLOR`` and the like are honoured). Rendering never raises: a failure
-becomes a line saying so.
-"""
+"""A trajectory match report as lines of text a person can act on: summary first, then each
+problem with its message index and per-key argument differences, then both trajectories aligned
+side by side."""
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
-from .core.graph import GraphMatchReport
-from .core.matching.explain import call_text, short
-from .core.matching.report import CallRef, MatchReport, Problem, call_refs
-from .core.model import Message, ToolCall
-from .core.values import MISSING, ArgDiff, safe_repr
-from .diff_graph import render_graph_report
+from ..core.matching.explain import call_text, short
+from ..core.matching.report import CallRef, MatchReport, Problem, call_refs
+from ..core.model import Message, ToolCall
+from ..core.values import MISSING, ArgDiff, safe_repr
+from . import Markup, Options
 
-__all__ = ["Markup", "render_report", "render_text"]
-
-Markup = Callable[[str, str], str]
-"""``markup(text, style)`` with style one of ``bad``, ``good``, ``dim``, ``bold``."""
+__all__ = ["headline", "lines"]
 
 _CONTEXT_ROWS = 2
 _DEFAULT_PROBLEMS = 10
 
 
-def _plain(text: str, _style: str) -> str:
-    return text
+def lines(report: MatchReport, options: Options) -> Iterable[str]:
+    """Lines explaining ``report``; ``verbose >= 2`` shows every problem and every row, uncut."""
+    return _render(report, options.verbose, max(options.width, 60), options.paint)
 
 
-def render_report(
-    report: MatchReport | GraphMatchReport,
-    *,
-    verbose: int = 0,
-    width: int = 100,
-    markup: Markup | None = None,
-) -> list[str]:
-    """Lines explaining ``report``; ``verbose >= 2`` shows every problem and every row, uncut.
-    A graph report is drawn by :func:`.diff_graph.render_graph_report`."""
-    if isinstance(report, GraphMatchReport):
-        return render_graph_report(report, verbose=verbose, width=width, markup=markup)
-    paint = markup or _plain
-    try:
-        return list(_render(report, verbose, max(width, 60), paint))
-    except Exception as error:  # a diff that cannot be drawn must not hide the failure itself
-        head = report.comment() or "Trajectory matches the reference."
-        return [head, f"(could not render the trajectory diff: {type(error).__name__}: {error})"]
+def headline(report: MatchReport, _options: Options) -> str:
+    return report.comment() or "Trajectory matches the reference."
 
 
 def _render(report: MatchReport, verbose: int, width: int, paint: Markup) -> Iterable[str]:
@@ -469,8 +447,3 @@ def _row_line(
     flag = "!" if marked else " "
     line = f"  {flag} {o_text:>3} {r_text:>3}  {_pad(cells[0], column)}  {cells[1]}"
     return paint(line.rstrip(), "bad" if marked else "dim" if same else "")
-
-
-def render_text(report: MatchReport | GraphMatchReport, **options: Any) -> str:
-    """``render_report`` joined into one string."""
-    return "\n".join(render_report(report, **options))

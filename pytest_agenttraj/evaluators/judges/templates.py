@@ -16,9 +16,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from ...core.model import content_text
-from .formatting import format_value
 from .prompts import PACKAGE_PROMPTS
 from .replies import shown
+from .text import format_value
 
 __all__ = [
     "build_messages",

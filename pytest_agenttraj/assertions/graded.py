@@ -1,5 +1,5 @@
 """``assert_tool_call_accuracy`` and ``assert_tool_call_f1``: a graded score of at least
-``min_score``, or a ``TrajectoryMismatch`` whose text lists the calls that lost points and why.
+``min_score``, or a ``GradedMismatch`` whose text lists the calls that lost points and why.
 
 Inside a pytest test, ``min_score``, ``tool_args`` and ``overrides`` left out come from the
 test's ``trajectory`` marker, the command line and the ini file; outside, or where none of them
@@ -13,61 +13,26 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .assertion import TrajectoryMismatch
-from .core.metrics import GradedReport
-from .diff import Markup
-from .evaluators.graded import (
+from ..core.metrics import GradedReport
+from ..evaluators.graded import (
     accuracy_rules,
     evaluate_tool_call_accuracy,
     evaluate_tool_call_f1,
     graded_config,
     graded_record,
 )
-from .evaluators.result import EvaluatorResult, check_min_score
-from .evaluators.scope import TestScope, announce, current_scope
-from .graded_diff import graded_headline, render_graded, render_graded_text
+from ..evaluators.result import EvaluatorResult, check_min_score
+from ..evaluators.scope import TestScope, announce, current_scope
+from .base import AgentTrajAssertionError
 
 __all__ = ["GradedMismatch", "assert_tool_call_accuracy", "assert_tool_call_f1"]
 
 
-class GradedMismatch(TrajectoryMismatch):
-    """A graded score below its threshold; ``report`` says, call by call, what lost points."""
+class GradedMismatch(AgentTrajAssertionError):
+    """A graded score below its threshold (``min_score``); ``report`` says, call by call, what
+    lost points."""
 
-    report: GradedReport  # type: ignore[assignment]  # a graded report, not a match report
-
-    def __init__(
-        self,
-        report: GradedReport,
-        result: EvaluatorResult,
-        *,
-        min_score: float,
-        verbose: int = 0,
-    ) -> None:
-        self.report = report
-        self.result = result
-        self.min_score = min_score
-        self.verbose = verbose
-        AssertionError.__init__(self, self.headline())
-
-    def __str__(self) -> str:
-        return render_graded_text(self.report, min_score=self.min_score, verbose=self.verbose)
-
-    def headline(self) -> str:
-        return graded_headline(self.report, self.min_score)
-
-    def render(self, *, width: int = 100, markup: Markup | None = None) -> list[str]:
-        del width  # the graded diff has no side-by-side columns to fit
-        return render_graded(
-            self.report, min_score=self.min_score, verbose=self.verbose, markup=markup
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        state = {"verbose": self.verbose, "min_score": self.min_score}
-        return _rebuild, (self.report, self.result), state
-
-
-def _rebuild(report: GradedReport, result: EvaluatorResult) -> GradedMismatch:
-    return GradedMismatch(report, result, min_score=1.0)
+    __module__ = "pytest_agenttraj"
 
 
 def _defaults(
@@ -103,8 +68,8 @@ def _check(
         reference_outputs=reference,
         started=started,
         origin=origin,
+        report=report,
         extra={**graded_record(report), "min_score": min_score},
-        graded=report,
     )
     if report.score < min_score:
         verbose = scope.verbose if scope is not None else 0
@@ -124,7 +89,7 @@ def assert_tool_call_accuracy(
     best_pairing: bool = False,
 ) -> EvaluatorResult:
     """Return the ``tool_call_accuracy`` result if its score is at least ``min_score`` (default:
-    the marker's ``min_score=``, else 1.0), else raise ``TrajectoryMismatch`` listing the calls
+    the marker's ``min_score=``, else 1.0), else raise ``GradedMismatch`` listing the calls
     that lost points. ``reference`` is a list of ``{"name", "args"}`` calls or a trajectory;
     ``strict_order``, ``allow_extra_calls`` and ``best_pairing`` work as in
     ``create_tool_call_accuracy_evaluator``.
@@ -162,7 +127,7 @@ def assert_tool_call_f1(
     overrides: Mapping[str, Any] | None = None,
 ) -> EvaluatorResult:
     """Return the ``tool_call_f1`` result if its score is at least ``min_score`` (default: the
-    marker's ``min_score=``, else 1.0), else raise ``TrajectoryMismatch`` listing the missing
+    marker's ``min_score=``, else 1.0), else raise ``GradedMismatch`` listing the missing
     and extra calls.
 
     Example::
