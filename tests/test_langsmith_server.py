@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import http.client
 import importlib.util
+import inspect
 import json
 import os
 import time
@@ -132,8 +133,12 @@ def test_real_client_round_trip(
         client = _make_client(server.url, auto_batch_tracing=batched)
         try:
             dataset = client.create_dataset("suite", description="d")
+            # langsmith before 0.14.12 calls the example's outputs outputs; later versions
+            # call them reference_outputs (and warn of the old name)
+            named = inspect.signature(client.create_example).parameters
+            field = "reference_outputs" if "reference_outputs" in named else "outputs"
             example = client.create_example(
-                inputs={"q": 1}, reference_outputs={"a": 2}, dataset_id=dataset.id
+                inputs={"q": 1}, dataset_id=dataset.id, **{field: {"a": 2}}
             )
             project = client.create_project("experiment", reference_dataset_id=dataset.id)
             run_id = uuid.uuid4()

@@ -24,9 +24,13 @@ import pytest
 __all__ = ["Collection", "Namer", "matches", "test_files"]
 
 _WORKER_KEY = "agenttraj_collection"
+_HOOKS = (
+    "pytest_collect_file|pytest_collect_directory|pytest_pycollect_makemodule|"
+    "pytest_pycollect_makeitem|pytest_generate_tests"
+)
+# a function of a hook's name, or one bound to it by ``hookimpl(specname=...)``
 _COLLECTING_HOOKS = re.compile(
-    r"^\s*(?:async\s+)?def\s+(pytest_collect_file|pytest_collect_directory|"
-    r"pytest_pycollect_makemodule|pytest_pycollect_makeitem|pytest_generate_tests)\b",
+    rf"^\s*(?:async\s+)?def\s+(?:{_HOOKS})\b|\bspecname\s*=\s*[\"'](?:{_HOOKS})[\"']",
     re.MULTILINE,
 )
 _SHOWN = 10

@@ -144,6 +144,17 @@ def pytest_collect_file(file_path, parent):
         return pytest.Module.from_parent(parent, path=file_path)
 """
 
+# the same plugin, its hook named otherwise and bound to the hook by ``specname`` (as
+# pytest-asyncio before 1.4 collects async tests)
+SPEC_PLUGIN_RENAMED = """
+import pytest
+
+@pytest.hookimpl(specname="pytest_collect_file")
+def collect_spec_files(file_path, parent):
+    if file_path.name.startswith("spec_") and file_path.suffix == ".py":
+        return pytest.Module.from_parent(parent, path=file_path)
+"""
+
 SPEC_MODULE = (
     RUN
     + """
@@ -212,16 +223,20 @@ def _conftest(folder: str, text: str) -> Prepare:
     return add
 
 
-def _spec_plugin(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def _spec_plugin(source: str) -> Prepare:
     """A plugin (loaded by the root conftest) that collects ``spec_*.py`` files."""
-    _write(project.path / "spec_plugin.py", SPEC_PLUGIN)
-    conftest = project.path / "conftest.py"
-    conftest.write_text(
-        'pytest_plugins = ["spec_plugin"]\n' + conftest.read_text(encoding="utf-8"),
-        encoding="utf-8",
-    )
-    spec = _module("spec_weather.py", SPEC_MODULE, "tests/trajectories/test_spec.yaml")
-    return spec(project, monkeypatch)
+
+    def prepare(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+        _write(project.path / "spec_plugin.py", source)
+        conftest = project.path / "conftest.py"
+        conftest.write_text(
+            'pytest_plugins = ["spec_plugin"]\n' + conftest.read_text(encoding="utf-8"),
+            encoding="utf-8",
+        )
+        spec = _module("spec_weather.py", SPEC_MODULE, "tests/trajectories/test_spec.yaml")
+        return spec(project, monkeypatch)
+
+    return prepare
 
 
 def _failed_before(*args: str) -> Prepare:
@@ -255,7 +270,7 @@ class Case:
 CASES = {
     "every test": Case([], None),
     "every test, named by their folder": Case(["tests"], None),
-    "every test, with a plugin that collects": Case([], None, prepare=_spec_plugin),
+    "every test, with a plugin that collects": Case([], None, prepare=_spec_plugin(SPEC_PLUGIN)),
     "every test, xdist": Case(["-n", "2"], None),
     "a file": Case(
         ["tests/test_a.py"],
@@ -323,7 +338,12 @@ CASES = {
     "-p no: of a plugin that collects": Case(
         ["-p", "no:spec_plugin"],
         "plugins that collect tests were not loaded (spec_plugin)*",
-        prepare=_spec_plugin,
+        prepare=_spec_plugin(SPEC_PLUGIN),
+    ),
+    "-p no: of a plugin whose collecting hook has another name": Case(
+        ["-p", "no:spec_plugin"],
+        "plugins that collect tests were not loaded (spec_plugin)*",
+        prepare=_spec_plugin(SPEC_PLUGIN_RENAMED),
     ),
     "a collection error": Case(
         ["--continue-on-collection-errors"],
