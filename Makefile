@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RAGAS_VENV := .venv-ragas
 RAGAS_STAMP := $(RAGAS_VENV)/.installed
 
-.PHONY: install compile style typecheck lint suite test demo bench docs docs-serve clean $(RAGAS_VENV)
+.PHONY: install compile style typecheck lint suite test test-fast demo bench docs docs-serve clean $(RAGAS_VENV)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,10 +58,20 @@ docs: install
 docs-serve: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict
 
-# The type check and the documentation build run beside the suite rather than before it: on two
-# cores that saves half their time.
-test: style compile
+# On two cores each group below takes the time of its longest part: the Ragas environment is built
+# beside the development one, and the type check and the documentation build run beside the
+# suite rather than before it.
+test:
+	@$(MAKE) --no-print-directory -j2 install $(RAGAS_STAMP)
+	@$(MAKE) --no-print-directory style compile
 	@$(MAKE) --no-print-directory -j2 typecheck suite docs
+
+# The inner loop: the tests marked `unit` (the root conftest marks every test that starts no pytest
+# session, no interpreter of its own and no demo), one xdist worker per core; no lint.
+FAST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(os.cpu_count() or 1)")
+
+test-fast: compile
+	$(BIN)/python -m pytest -m unit -n $(FAST_WORKERS)
 
 demo: compile
 	$(BIN)/python examples/run_demo.py

@@ -64,7 +64,32 @@ def scripted_model() -> Callable[..., Any]:
     return make
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "subprocess: starts a Python interpreter of its own (not a unit test: see `unit`)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "unit: set by the root conftest on every test that starts no pytest session (no "
+        "`pytester`), no interpreter (`subprocess`) and no demo (`demo`): `pytest -m unit`, "
+        "`make test-fast`",
+    )
+
+
+def _is_unit(item: pytest.Item) -> bool:
+    """Whether a test runs in this process alone: it uses no ``pytester`` (directly or through
+    a fixture), and is marked neither ``subprocess`` nor ``demo``."""
+    if "pytester" in getattr(item, "fixturenames", ()):
+        return False
+    return not any(item.get_closest_marker(name) for name in ("subprocess", "demo"))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest test (the demo's sessions) first, so that pytest-xdist starts it at once
-    instead of leaving one worker running it alone at the end."""
+    """Every test in this process alone is marked ``unit``. The slowest test (the demo's
+    sessions) goes first, so that pytest-xdist starts it at once instead of leaving one worker
+    running it alone at the end."""
+    for item in items:
+        if _is_unit(item):
+            item.add_marker(pytest.mark.unit)
     items.sort(key=lambda item: item.get_closest_marker("demo") is None)

@@ -14,6 +14,8 @@ import pytest
 
 from pytest_agenttraj._lazy import exported_names
 
+import pytest
+
 HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals")
 
 
@@ -34,21 +36,25 @@ def loaded_after(code: str) -> list[str]:
     return [name for name in last.split(",") if name]
 
 
+@pytest.mark.subprocess
 def test_import_package_leaves_heavy_modules_out() -> None:
     loaded = loaded_after("import pytest_agenttraj")
     assert [name for name in loaded if name in HEAVY] == []
 
 
+@pytest.mark.subprocess
 def test_import_package_does_not_import_pytest() -> None:
     # the library works outside pytest (openevals users switch by changing an import)
     assert "pytest" not in loaded_after("import pytest_agenttraj")
 
 
+@pytest.mark.subprocess
 def test_import_plugin_leaves_heavy_modules_out() -> None:
     loaded = loaded_after("import pytest_agenttraj.plugin")
     assert [name for name in loaded if name in HEAVY] == []
 
 
+@pytest.mark.subprocess
 def test_evaluating_and_rendering_dicts_leaves_heavy_modules_out() -> None:
     loaded = loaded_after(
         """
@@ -84,6 +90,7 @@ def test_evaluating_and_rendering_dicts_leaves_heavy_modules_out() -> None:
     assert [name for name in loaded if name in HEAVY] == []
 
 
+@pytest.mark.subprocess
 def test_graph_evaluations_and_diffs_leave_heavy_modules_out() -> None:
     loaded = loaded_after(
         """
@@ -109,6 +116,7 @@ def test_graph_evaluations_and_diffs_leave_heavy_modules_out() -> None:
     assert [name for name in loaded if name in HEAVY] == []
 
 
+@pytest.mark.subprocess
 def test_graded_scores_and_their_diffs_leave_heavy_modules_out() -> None:
     loaded = loaded_after(
         """
@@ -157,6 +165,7 @@ def test_every_public_name_of_a_lazy_package_resolves_and_is_listed() -> None:
         assert listed <= set(dir(package))
 
 
+@pytest.mark.subprocess
 def test_the_scripted_chat_model_needs_langchain_core_only() -> None:
     # users' tests import it, inside or outside pytest; the package's own names never load it
     script = textwrap.dedent(

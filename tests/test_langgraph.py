@@ -506,6 +506,7 @@ def test_agentevals_extractor_splices_subgraph_snapshots_in() -> None:
 # ---------------------------------------------------------------- without LangGraph
 
 
+@pytest.mark.subprocess
 def test_without_langgraph_the_import_names_the_extra() -> None:
     script = textwrap.dedent(
         """

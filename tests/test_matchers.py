@@ -576,6 +576,7 @@ def test_an_any_everywhere_reference_matches_every_output_with_the_same_tools(
     assert match(output, reference, mode, args_mode).matched
 
 
+@pytest.mark.subprocess
 def test_a_matcher_class_defined_after_evaluations_is_still_seen() -> None:
     """Before any matcher class exists no value can hold a matcher; one defined later (here a
     user's own, in a fresh interpreter where the built-in ones never loaded) is honoured."""

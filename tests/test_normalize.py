@@ -780,6 +780,7 @@ def test_format_error_message_text() -> None:
 # ---------------------------------------------------------------- stays light
 
 
+@pytest.mark.subprocess
 def test_normalising_plain_dicts_does_not_import_langchain_core() -> None:
     code = textwrap.dedent(
         """

@@ -439,6 +439,7 @@ def _label(case: Case) -> str:
     return str(metric)
 
 
+@pytest.mark.subprocess
 def test_ragas_named_metrics_give_ragas_scores() -> None:
     """One Ragas call scores every generated case and every documented difference; the
     generated ones must score the same here, the documented ones as the docs say."""

@@ -134,6 +134,7 @@ def test_safe_load_never_runs_python_tags(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+@pytest.mark.subprocess
 def test_yaml_is_imported_only_when_a_file_is_used() -> None:
     import subprocess
 
