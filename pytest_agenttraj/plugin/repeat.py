@@ -35,6 +35,7 @@ still called live for every attempt's evaluation; its record then has an ``attem
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -169,6 +170,16 @@ def run_repeated(
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
 
 
+def _show_test_item(item: pytest.Item) -> None:
+    """The test's line of ``--setup-show``, as pytest's own run prints it (pytest 9.1 added the
+    ``add_space`` keyword; earlier versions take the item alone)."""
+    show: Callable[..., None] = show_test_item
+    if "add_space" in inspect.signature(show_test_item).parameters:
+        show(item, add_space=True)
+    else:
+        show(item)
+
+
 def _run_attempt(
     item: pytest.Item,
     nextitem: pytest.Item | None,
@@ -188,7 +199,7 @@ def _run_attempt(
         reports = [call_and_report(item, "setup", log=False)]
         if reports[0].passed:
             if item.config.getoption("setupshow", False):
-                show_test_item(item, add_space=True)
+                _show_test_item(item)
             reports.append(call_and_report(item, "call", log=False))
         last = ends(reports)
         target = nextitem if last else cast("pytest.Item | None", item.parent)

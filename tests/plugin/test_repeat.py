@@ -149,6 +149,30 @@ def test_repeated(agent, memory):
     assert _attempts(project, "module-teardown") == 1
 
 
+def test_setup_show_shows_every_attempt(project: pytest.Pytester) -> None:
+    """``--setup-show`` prints each attempt's fixtures and test line, on every pytest supported
+    (before 9.1 pytest's function for the test line takes no ``add_space``)."""
+    project.makepyfile(
+        test_shown="""
+import pytest
+
+@pytest.fixture
+def memory():
+    return []
+
+@pytest.mark.trajectory(repeat=2, pass_rule="all")
+def test_repeated(memory):
+    pass
+"""
+    )
+    result = project.runpytest("--setup-show")
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str()
+    assert out.count("SETUP    F memory") == 2, out
+    assert out.count("TEARDOWN F memory") == 2, out
+    assert out.count("test_shown.py::test_repeated (fixtures used: ") == 2, out
+
+
 def test_teardown_error_that_settles_the_verdict_finishes_the_teardown(
     project: pytest.Pytester,
 ) -> None:
