@@ -279,7 +279,8 @@ class GuardedSession(requests.Session):
             return self._fail(method, url, f"{what} got no complete answer within {timeout[1]:g} s")
         except requests.ConnectionError as error:  # urllib3 reports read timeouts as these too
             reason = _connection_reason(error, timeout)
-            return self._fail(method, url, f"{what}: {reason}")
+            joined = " got " if reason.startswith("no complete answer") else ": "
+            return self._fail(method, url, f"{what}{joined}{reason}")
         except requests.RequestException as error:
             return self._fail(method, url, f"{what}: {type(error).__name__}")
         status = response.status_code
