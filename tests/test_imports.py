@@ -14,8 +14,6 @@ import pytest
 
 from pytest_agenttraj._lazy import exported_names
 
-import pytest
-
 HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals")
 
 
