@@ -152,6 +152,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from .junit import JunitProperties
 
         plugins.append((JunitProperties(session, gate), "agenttraj-junit"))
+    html_path = config.getoption("trajectory_html", default=None)
+    if html_path:
+        from .html_report import HtmlReport
+
+        page = HtmlReport(Path(config.invocation_params.dir, html_path), session, gate)
+        plugins.append((page, "agenttraj-html"))
     summary_path = os.environ.get(STEP_SUMMARY_ENV)
     if summary_path:
         from .step_summary import StepSummary

@@ -107,18 +107,7 @@ class Comparison:
         """What fails the gate first, then improvements, other new and vanished results, then a
         count line."""
         lines = list(self.warnings)
-        failing = {id(c) for c in self.failures}
-        groups = (
-            ("REGRESSED", self.regressions),
-            ("NOT COMPARABLE", self.not_comparable),
-            ("NEW FAILURE", [c for c in self.new if id(c) in failing]),
-            ("VANISHED", [c for c in self.vanished if id(c) in failing]),
-            ("improved", self.improvements),
-            ("new", [c for c in self.new if id(c) not in failing]),
-            ("vanished", [c for c in self.vanished if id(c) not in failing]),
-            ("other settings", self.other_settings),
-        )
-        for title, changes in groups:
+        for title, changes in self.groups():
             limit = None if verbosity >= 1 or title.isupper() else 10
             for change in changes[:limit]:
                 lines.append(f"{title}: {change.label()}: {change.reason}")
@@ -132,6 +121,47 @@ class Comparison:
                 f"with these settings, or pass {ACCEPT_OPTION} to judge them anyway"
             )
         return lines
+
+    def groups(self) -> tuple[tuple[str, list[Change]], ...]:
+        """The changes by what they are; the titles in capitals fail the gate."""
+        failing = {id(c) for c in self.failures}
+        return (
+            ("REGRESSED", self.regressions),
+            ("NOT COMPARABLE", self.not_comparable),
+            ("NEW FAILURE", [c for c in self.new if id(c) in failing]),
+            ("VANISHED", [c for c in self.vanished if id(c) in failing]),
+            ("improved", self.improvements),
+            ("new", [c for c in self.new if id(c) not in failing]),
+            ("vanished", [c for c in self.vanished if id(c) not in failing]),
+            ("other settings", self.other_settings),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        """The comparison as builtins (for the HTML page): whether it fails, the counts and
+        each change, those that fail the gate first."""
+        changes = [
+            {
+                "change": title.lower(),
+                "fails": title.isupper(),
+                "nodeid": change.identity[0],
+                "key": change.key,
+                "index": change.identity[2],
+                "before": None if change.before is None else change.before.get("score"),
+                "after": None if change.after is None else change.after.get("score"),
+                "detail": change.reason,
+            }
+            for title, group in self.groups()
+            for change in group
+        ]
+        counts = {
+            "regressed": len(self.regressions),
+            "improved": len(self.improvements),
+            "new": len(self.new),
+            "vanished": len(self.vanished),
+            "not comparable": len(self.not_comparable),
+            "unchanged": self.unchanged,
+        }
+        return {"failed": self.failed, "counts": counts, "changes": changes}
 
     def counts(self) -> str:
         failing, passed = len(self.new_failures), len(self.vanished_passes)

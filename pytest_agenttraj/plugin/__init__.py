@@ -72,6 +72,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write every trajectory evaluation of the run to PATH as JSON",
     )
     group.addoption(
+        "--trajectory-html",
+        dest="trajectory_html",
+        default=None,
+        metavar="PATH",
+        help="write one self-contained HTML page of every trajectory evaluation of the run "
+        "(diffs, graph paths, scores, repeats, the baseline's regressions) to PATH",
+    )
+    group.addoption(
         "--trajectory-update",
         dest="trajectory_update",
         action="store_true",

@@ -19,7 +19,7 @@ from .._files import check_writable, write_atomically
 if TYPE_CHECKING:
     from .session import TrajectorySession
 
-__all__ = ["ReportFile"]
+__all__ = ["ReportFile", "incomplete_reason"]
 
 
 class ReportFile:
@@ -36,7 +36,7 @@ class ReportFile:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         document = self.session.results.to_json(settings=self.session.settings.as_json())
-        reason = _incomplete(session, exitstatus)
+        reason = incomplete_reason(session, exitstatus)
         document["complete"] = reason is None
         if reason is not None:
             document["incomplete_reason"] = reason
@@ -53,7 +53,7 @@ class ReportFile:
             terminalreporter.write_line(f"agenttraj: trajectory report written to {self.path}")
 
 
-def _incomplete(session: pytest.Session, exitstatus: int) -> str | None:
+def incomplete_reason(session: pytest.Session, exitstatus: int) -> str | None:
     """Why the run's results are not all of it, if they are not."""
     if exitstatus == pytest.ExitCode.INTERRUPTED:
         return "the run was interrupted"

@@ -129,6 +129,12 @@ class TrajectorySession:
         self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
         self.judge_timeout: float | None = None  # the run's judge timeout (0: none), likewise
         self.show_summary = True  # the ini key trajectory_summary, set at configure time
+        # what the HTML page draws of each result rides on its record when a page or a report
+        # (which a page may be made from later) is asked for
+        self.keep_detail = bool(
+            config.getoption("trajectory_report", default=None)
+            or config.getoption("trajectory_html", default=None)
+        )
 
     def tag_tests(self, groups: Sequence[str]) -> None:
         """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
@@ -310,6 +316,10 @@ class TrajectorySession:
 
             lines = render(report, verbose=1, min_score=threshold)
             record["diff"] = "\n".join(lines[:_DIFF_LINES])
+        if self.keep_detail and report is not None:
+            from ..render.detail import detail
+
+            record["detail"] = detail(report)
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
         item.ihook.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation

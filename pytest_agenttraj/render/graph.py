@@ -4,6 +4,7 @@ superstep, then the supersteps of both sides next to each other."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..core.graph import GraphDifference, GraphMatchReport, GraphPath
 from . import Options
@@ -110,3 +111,28 @@ def _side_by_side(
         yield paint(line.rstrip(), "bad" if row in marked else "dim" if same else "")
     if skipped:
         yield paint(f"     ... {skipped} more superstep{'s' if skipped > 1 else ''} ...", "dim")
+
+
+def detail(report: GraphMatchReport) -> dict[str, Any]:
+    """Each invocation's supersteps on both sides (a superstep: its node names and whether they
+    ran together) and the supersteps each difference marks."""
+    from .detail import MAX_ITEMS
+
+    def side(paths: tuple[GraphPath, ...]) -> list[list[list[Any]]]:
+        return [[[list(s.nodes), s.grouped] for s in path[:MAX_ITEMS]] for path in paths[:100]]
+
+    return {
+        "view": "graph",
+        "mode": report.mode,
+        "output": side(report.output),
+        "reference": side(report.reference),
+        "differences": [
+            {
+                "text": d.line(),
+                "invocation": d.invocation,
+                "output_at": list(d.output_at),
+                "reference_at": list(d.reference_at),
+            }
+            for d in report.differences[:MAX_ITEMS]
+        ],
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..core.matching.explain import call_text, short
 from ..core.matching.report import CallRef, MatchReport, Problem, call_refs
@@ -447,3 +447,73 @@ def _row_line(
     flag = "!" if marked else " "
     line = f"  {flag} {o_text:>3} {r_text:>3}  {_pad(cells[0], column)}  {cells[1]}"
     return paint(line.rstrip(), "bad" if marked else "dim" if same else "")
+
+
+# ---------------------------------------------------------------- the HTML page's view
+
+
+def detail(report: MatchReport) -> dict[str, Any]:
+    """Both trajectories, the rows of the side-by-side table (message rows in strict mode, call
+    rows in the others: ``[output message, reference message, marked, output call, reference
+    call]``) and each problem with where it points and its argument differences."""
+    from .detail import MAX_ITEMS, plain
+
+    rows: list[list[Any]] = []
+    if report.mode == "strict":
+        out_marks, ref_marks = _marks(report)
+        for o, r in report.alignment[:MAX_ITEMS]:
+            marked = (o is not None and o in out_marks) or (r is not None and r in ref_marks)
+            rows.append([o, r, marked, None, None])
+    else:
+        for out, ref, marked in _call_rows(report)[:MAX_ITEMS]:
+            rows.append(
+                [
+                    out.message if out else None,
+                    ref.message if ref else None,
+                    marked,
+                    out.position if out else None,
+                    ref.position if ref else None,
+                ]
+            )
+    output = [_message_view(m, plain) for m in report.output.messages[:MAX_ITEMS]]
+    reference = [_message_view(m, plain) for m in report.reference.messages[:MAX_ITEMS]]
+    view: dict[str, Any] = {
+        "view": "trajectory",
+        "mode": report.mode,
+        "rows": rows,
+        "output_count": len(report.output.messages),
+        "reference_count": len(report.reference.messages),
+        "problems": [_problem_view(p, plain) for p in report.problems[:MAX_ITEMS]],
+    }
+    if output == reference:
+        view["output"], view["same"] = output, True
+    else:
+        view["output"], view["reference"] = output, reference
+    return view
+
+
+def _message_view(message: Message, plain: Any) -> dict[str, Any]:
+    view: dict[str, Any] = {"role": message.role, "text": plain(message.text)}
+    if message.tool_calls:
+        view["calls"] = [{"name": c.name, "args": plain(dict(c.args))} for c in message.tool_calls]
+    return view
+
+
+def _problem_view(problem: Problem, plain: Any) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "text": problem.text,
+        "output_index": problem.output_index,
+        "reference_index": problem.reference_index,
+    }
+    detail = problem.call
+    if detail is not None and detail.diffs:
+        view["args"] = [
+            {
+                "path": d.path,
+                "kind": d.kind,
+                **({} if d.expected is MISSING else {"expected": plain(d.expected)}),
+                **({} if d.actual is MISSING else {"actual": plain(d.actual)}),
+            }
+            for d in detail.diffs
+        ]
+    return view
