@@ -458,38 +458,47 @@ def detail(report: MatchReport) -> dict[str, Any]:
     call]``) and each problem with where it points and its argument differences."""
     from .detail import MAX_ITEMS, plain
 
-    rows: list[list[Any]] = []
-    if report.mode == "strict":
-        out_marks, ref_marks = _marks(report)
-        for o, r in report.alignment[:MAX_ITEMS]:
-            marked = (o is not None and o in out_marks) or (r is not None and r in ref_marks)
-            rows.append([o, r, marked, None, None])
-    else:
-        for out, ref, marked in _call_rows(report)[:MAX_ITEMS]:
-            rows.append(
-                [
-                    out.message if out else None,
-                    ref.message if ref else None,
-                    marked,
-                    out.position if out else None,
-                    ref.position if ref else None,
-                ]
-            )
+    rows = _detail_rows(report, MAX_ITEMS)
     output = [_message_view(m, plain) for m in report.output.messages[:MAX_ITEMS]]
     reference = [_message_view(m, plain) for m in report.reference.messages[:MAX_ITEMS]]
     view: dict[str, Any] = {
         "view": "trajectory",
         "mode": report.mode,
-        "rows": rows,
         "output_count": len(report.output.messages),
         "reference_count": len(report.reference.messages),
         "problems": [_problem_view(p, plain) for p in report.problems[:MAX_ITEMS]],
     }
+    if rows is not None:
+        view["rows"] = rows
     if output == reference:
         view["output"], view["same"] = output, True
     else:
         view["output"], view["reference"] = output, reference
     return view
+
+
+def _detail_rows(report: MatchReport, limit: int) -> list[list[Any]] | None:
+    """The table's rows for the page; ``None`` for a passing strict match (message i beside
+    message i, nothing marked: the page needs no list to say so)."""
+    if report.mode == "strict":
+        if report.matched:
+            return None
+        out_marks, ref_marks = _marks(report)
+        marked = [
+            (o, r, (o is not None and o in out_marks) or (r is not None and r in ref_marks))
+            for o, r in report.alignment[:limit]
+        ]
+        return [[o, r, flag, None, None] for o, r, flag in marked]
+    return [
+        [
+            out.message if out else None,
+            ref.message if ref else None,
+            marked,
+            out.position if out else None,
+            ref.position if ref else None,
+        ]
+        for out, ref, marked in _call_rows(report)[:limit]
+    ]
 
 
 def _message_view(message: Message, plain: Any) -> dict[str, Any]:

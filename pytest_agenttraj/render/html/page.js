@@ -50,8 +50,13 @@ function fromBase64(text) {
 
 async function loadReport() {
   const bytes = fromBase64(document.getElementById("report-data").textContent);
+  performance.mark("decoded");
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return JSON.parse(await new Response(stream).text());
+  const text = await new Response(stream).text();
+  performance.mark("unzipped");
+  const doc = JSON.parse(text);
+  performance.mark("parsed");
+  return doc;
 }
 
 // ------------------------------------------------------------------ labels
@@ -232,7 +237,10 @@ function trajectoryView(detail) {
       el("col", { class: "idx" }), el("col", { class: "cell" })),
     el("tr", {}, el("th", { text: "out" }), el("th", { text: "output" }),
       el("th", { text: "ref" }), el("th", { text: "reference" })));
-  for (const [o, r, marked, op, rp] of detail.rows || []) {
+  // no rows: a passing strict match, message i beside message i
+  const rows = detail.rows || output.map((_, i) => [i, i < reference.length ? i : null, false, null, null])
+    .concat(reference.slice(output.length).map((_, i) => [null, output.length + i, false, null, null]));
+  for (const [o, r, marked, op, rp] of rows) {
     const row = el("tr", { class: marked ? "marked" : null });
     row.append(el("td", { class: "idx", text: o === null ? "-" : o }),
       messageCell(o === null ? null : output[o], op, marks.output.get(o)),
@@ -240,7 +248,7 @@ function trajectoryView(detail) {
       messageCell(r === null ? null : reference[r], rp, marks.reference.get(r)));
     table.append(row);
   }
-  if (!(detail.rows || []).length) wrap.append(el("p", { class: "empty", text: "(both sides are empty)" }));
+  if (!rows.length) wrap.append(el("p", { class: "empty", text: "(both sides are empty)" }));
   else wrap.append(table);
   const cutRows = Math.max(detail.output_count || 0, detail.reference_count || 0) - output.length;
   if (cutRows > 0) wrap.append(el("p", { class: "muted", text: "... " + cutRows + " more messages not kept in the report" }));
@@ -460,6 +468,7 @@ loadReport().then((doc) => {
   const first = document.querySelector(".evaluation[data-outcome=fail] .head, .evaluation[data-outcome=error] .head");
   if (first) first.click(); // the first failure opens by itself
   document.getElementById("status").textContent = (doc.results || []).length + " evaluations";
+  performance.mark("drawn");
   document.body.dataset.ready = "true";
 }).catch((error) => {
   document.getElementById("status").textContent = "The report could not be read: " + error;
