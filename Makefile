@@ -83,6 +83,7 @@ bench: compile
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_graph.py
 	$(BIN)/python benchmarks/bench_pytest_session.py
+	$(BIN)/python benchmarks/bench_html.py
 
 clean:
 	rm -rf $(VENV) $(RAGAS_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

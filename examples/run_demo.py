@@ -50,7 +50,14 @@ def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
 def main() -> int:
     problems = []
     _banner("1. The examples, default settings (strict mode, exact args)")
-    if _pytest("examples", "--trajectory-report=.demo/report.json") != 0:
+    if (
+        _pytest(
+            "examples",
+            "--trajectory-report=.demo/report.json",
+            "--trajectory-html=.demo/report.html",
+        )
+        != 0
+    ):
         problems.append("the examples should all pass")
 
     _banner("2. Settings from the command line: --trajectory-mode / --tool-args-mode")
@@ -61,7 +68,11 @@ def main() -> int:
         problems.append("the command-line example should pass when loosened")
 
     _banner("3. A regressed agent: this is what a failing trajectory test prints")
-    code = _pytest("examples/regression", env={"AGENTTRAJ_DEMO_FAILURE": "1"})
+    code = _pytest(
+        "examples/regression",
+        "--trajectory-html=.demo/regression.html",
+        env={"AGENTTRAJ_DEMO_FAILURE": "1"},
+    )
     if code != 1:
         problems.append(f"the regression example should fail (exit 1), it exited {code}")
 
@@ -72,6 +83,7 @@ def main() -> int:
         "examples/scoring",
         "-q",
         "--trajectory-baseline=.demo/main.json",
+        "--trajectory-html=.demo/scoring.html",
         env={"AGENTTRAJ_DEMO_REGRESSED": "1"},
     )
     if code != 1:
@@ -84,6 +96,8 @@ def main() -> int:
         return 1
     print("demo: every session ended as expected (the failures in 3 and 4 are intended).")
     print(f"demo: the JSON report of session 1 is at {ROOT / '.demo' / 'report.json'}")
+    for name in ("report", "regression", "scoring"):
+        print(f"demo: an HTML page of the run: {ROOT / '.demo' / name}.html")
     return 0
 
 

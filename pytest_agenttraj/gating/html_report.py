@@ -36,6 +36,7 @@ class HtmlReport:
         self.path = path
         self.session = session
         self.baseline = baseline
+        self.where = Path(session.config.invocation_params.dir)
         self.error: str | None = None
 
     # A trylast wrapper: its code after ``yield`` runs once every ``pytest_sessionfinish`` has
@@ -57,7 +58,10 @@ class HtmlReport:
             document["incomplete_reason"] = reason
         gate = self.baseline
         if gate is not None and gate.comparison is not None:
-            document["baseline"] = {"path": str(gate.path), **gate.comparison.as_json()}
+            shown = gate.path
+            if shown.is_relative_to(self.where):
+                shown = shown.relative_to(self.where)
+            document["baseline"] = {"path": str(shown), **gate.comparison.as_json()}
         try:
             write_atomically(self.path, page(document))
         except OSError as error:

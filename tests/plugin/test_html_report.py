@@ -214,7 +214,7 @@ def test_a_page_that_cannot_be_written_does_not_change_the_outcome(
     result.stdout.fnmatch_lines(["*could not write the trajectory page to*page.html*"])
 
 
-def test_the_page_lists_the_baselines_regressions(project: pytest.Pytester) -> None:
+def _regressed_against_a_baseline(project: pytest.Pytester) -> Path:
     project.makepyfile(
         test_agent="""
         import os
@@ -237,7 +237,12 @@ def test_the_page_lists_the_baselines_regressions(project: pytest.Pytester) -> N
     finally:
         del os.environ["SAID"]
     assert result.ret != 0
-    baseline = embedded((project.path / "page.html").read_text())["baseline"]
+    return project.path / "page.html"
+
+
+def test_the_page_lists_the_baselines_regressions(project: pytest.Pytester) -> None:
+    baseline = embedded(_regressed_against_a_baseline(project).read_text())["baseline"]
+    assert baseline["path"] == "base.json"
     assert baseline["failed"] is True
     assert baseline["counts"]["regressed"] == 1
     assert baseline["changes"][0]["change"] == "regressed"
@@ -393,4 +398,17 @@ def test_a_blank_page_is_seen_as_blank(browser: Any, tmp_path: Path) -> None:
     empty.write_text("<!DOCTYPE html><html><body data-ready='true'></body></html>")
     tab, _ = _open(browser, empty)
     assert _colours(browser, tab.screenshot()) == 1
+    tab.close()
+
+
+def test_the_baseline_section_in_chromium(browser: Any, project: pytest.Pytester) -> None:
+    tab, errors = _open(browser, _regressed_against_a_baseline(project))
+    section = tab.locator("#baseline")
+    assert "Against the baseline (base.json)" in section.inner_text()
+    headers = section.locator("th").all_inner_texts()
+    assert headers == ["change", "test", "key", "before", "after", "detail"]
+    row = section.locator("tr").nth(1).locator("td").all_inner_texts()
+    assert row[0] == "regressed"
+    assert row[1].endswith("test_agent")
+    assert errors == []
     tab.close()

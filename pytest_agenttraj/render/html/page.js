@@ -159,7 +159,7 @@ function baselineSection(baseline) {
   const changes = baseline.changes || [];
   if (changes.length) {
     const table = el("table", {},
-      el("tr", {}, ["change", "test", "key", "before", "after", "detail"].map(
+      el("tr", {}, ...["change", "test", "key", "before", "after", "detail"].map(
         (name) => el("th", { text: name }))));
     for (const change of changes) {
       table.append(el("tr", {},
