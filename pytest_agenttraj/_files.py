@@ -8,7 +8,10 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["check_writable", "folder_problem", "write_atomically"]
+__all__ = ["REDACTED", "check_writable", "folder_problem", "redact_secrets", "write_atomically"]
+
+REDACTED = "[redacted]"
+_SECRET_NAMES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
 def _umask() -> int:
@@ -101,3 +104,13 @@ def _cannot_make(folder: Path) -> str | None:
             what = "a regular file" if os.path.isfile(above) else "not a folder"
             return f"cannot be made: {above} is {what}"
     return None
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with the value of every secret-looking environment variable (``*_API_KEY``,
+    ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, eight characters or more) blanked: a report
+    shows what agents said, and an agent may repeat a key it was given."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and name.upper().endswith(_SECRET_NAMES) and value in text:
+            text = text.replace(value, REDACTED)
+    return text

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .._files import check_writable, write_atomically
+from .._files import check_writable, redact_secrets, write_atomically
 
 if TYPE_CHECKING:
     from .session import TrajectorySession
@@ -41,7 +41,8 @@ class ReportFile:
         if reason is not None:
             document["incomplete_reason"] = reason
         try:
-            write_atomically(self.path, json.dumps(document, indent=2, default=str) + "\n")
+            text = json.dumps(document, indent=2, default=str) + "\n"
+            write_atomically(self.path, redact_secrets(text))
         except OSError as error:
             self.error = f"could not write the trajectory report to {self.path}: {error}"
 

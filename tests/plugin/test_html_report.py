@@ -412,3 +412,26 @@ def test_the_baseline_section_in_chromium(browser: Any, project: pytest.Pytester
     assert row[1].endswith("test_agent")
     assert errors == []
     tab.close()
+
+
+def test_a_secret_an_agent_repeats_is_in_neither_page_nor_report(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-test-0123456789abcdefXYZ"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    project.makepyfile(
+        test_x=f"""
+        from pytest_agenttraj import assert_trajectory
+
+        def test_x():
+            said = [{{"role": "user", "content": "my key is {secret}"}}]
+            assert_trajectory(said, said)
+        """
+    )
+    result = project.runpytest("--trajectory-html=page.html", "--trajectory-report=report.json")
+    result.assert_outcomes(passed=1)
+    page_data = json.dumps(embedded((project.path / "page.html").read_text()))
+    report = (project.path / "report.json").read_text()
+    for text in (page_data, report):
+        assert secret not in text
+        assert "my key is [redacted]" in text

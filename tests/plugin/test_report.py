@@ -86,8 +86,13 @@ def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> No
                 "allow_empty": False,
             },
             "settings_id": fingerprint(failing[0]["settings"]),
+            "detail": failing[0]["detail"],
         }
     ]
+    # what the HTML page draws: the rows, the marked one, the argument that differs
+    assert failing[0]["detail"]["view"] == "trajectory"
+    assert [row[2] for row in failing[0]["detail"]["rows"]] == [False] * 3 + [True] + [False] * 2
+    assert failing[0]["detail"]["problems"][0]["args"][0]["actual"] == "location-999"
     assert "location_code expected 'location-123', got 'location-999'" in failing[0]["comment"]
     assert "+ location_code: 'location-999'" in failing[0]["diff"]
     indices = [r["index"] for r in document["results"] if r["nodeid"].endswith("[location-999]")]

@@ -17,6 +17,8 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from ..._files import redact_secrets
+
 __all__ = ["page"]
 
 _TITLE = "Agent trajectories"
@@ -30,6 +32,7 @@ def _asset(name: str) -> str:
 def page(document: Mapping[str, Any], *, title: str = _TITLE) -> str:
     """The page of a report ``document`` (what ``--trajectory-report`` writes)."""
     data = json.dumps(document, default=str, separators=(",", ":"), ensure_ascii=False)
+    data = redact_secrets(data)
     packed = base64.b64encode(gzip.compress(data.encode("utf-8"), compresslevel=6, mtime=0))
     return "".join(
         (
