@@ -51,6 +51,10 @@ if TYPE_CHECKING:
     from .core.matching import (
         match_trajectories as match_trajectories,
     )
+    from .core.matching.conversation import (
+        ConversationReport as ConversationReport,
+        match_conversations as match_conversations,
+    )
     from .core.matching.report import (
         MatchReport as MatchReport,
     )
@@ -60,12 +64,15 @@ if TYPE_CHECKING:
         TrajectoryMatchMode as TrajectoryMatchMode,
     )
     from .core.model import (
+        Conversation as Conversation,
         GraphTrajectory as GraphTrajectory,
         Message as Message,
         ToolCall as ToolCall,
         Trajectory as Trajectory,
+        Turn as Turn,
     )
     from .core.normalize import (
+        to_conversation as to_conversation,
         to_trajectory as to_trajectory,
     )
     from .core.usage import (
@@ -85,6 +92,7 @@ if TYPE_CHECKING:
         ScriptedReplyError as ScriptedReplyError,
         ScriptError as ScriptError,
         ScriptExhaustedError as ScriptExhaustedError,
+        SimulationError as SimulationError,
         TrajectoryFormatError as TrajectoryFormatError,
     )
     from .evaluators.exact import (
@@ -122,6 +130,15 @@ if TYPE_CHECKING:
     )
     from .evaluators.result import (
         EvaluatorResult as EvaluatorResult,
+    )
+    from .evaluators.simulated_user import (
+        create_async_llm_simulated_user as create_async_llm_simulated_user,
+        create_llm_simulated_user as create_llm_simulated_user,
+    )
+    from .evaluators.simulation import (
+        MultiturnSimulationResult as MultiturnSimulationResult,
+        run_multiturn_simulation as run_multiturn_simulation,
+        run_multiturn_simulation_async as run_multiturn_simulation_async,
     )
     from .evaluators.trajectory import (
         create_async_trajectory_match_evaluator as create_async_trajectory_match_evaluator,

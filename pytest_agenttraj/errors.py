@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "ScriptError",
     "ScriptExhaustedError",
     "ScriptedReplyError",
+    "SimulationError",
     "TrajectoryFormatError",
 ]
 
@@ -28,7 +30,8 @@ class TrajectoryFormatError(AgentTrajError, ValueError):
 
     ``index`` is the position of the offending message in the input (``None`` when the problem is
     the container itself), ``field`` the key that is missing or malformed, ``side`` which argument
-    it came from (``"outputs"`` or ``"reference_outputs"``) when known.
+    it came from (``"outputs"`` or ``"reference_outputs"``) when known, ``turn`` the turn of a
+    conversation (from 1) the message is in, when the input has turns.
     """
 
     def __init__(
@@ -38,17 +41,21 @@ class TrajectoryFormatError(AgentTrajError, ValueError):
         index: int | None = None,
         field: str | None = None,
         side: str | None = None,
+        turn: int | None = None,
     ) -> None:
         self.problem = problem
         self.index = index
         self.field = field
         self.side = side
+        self.turn = turn
         super().__init__(self._text())
 
     def _text(self) -> str:
         where = []
         if self.side:
             where.append(self.side)
+        if self.turn is not None:
+            where.append(f"turn {self.turn}")
         if self.index is not None:
             where.append(f"message {self.index}")
         if self.field:
@@ -58,7 +65,9 @@ class TrajectoryFormatError(AgentTrajError, ValueError):
 
     def with_side(self, side: str) -> TrajectoryFormatError:
         """The same error, saying which evaluator argument it came from."""
-        return TrajectoryFormatError(self.problem, index=self.index, field=self.field, side=side)
+        return TrajectoryFormatError(
+            self.problem, index=self.index, field=self.field, side=side, turn=self.turn
+        )
 
 
 class GraphTrajectoryFormatError(TrajectoryFormatError):
@@ -152,3 +161,28 @@ class ScriptedReplyError(ScriptError, ValueError):
     def __init__(self, text: str, *, index: int | None = None) -> None:
         self.index = index
         super().__init__(text)
+
+
+class SimulationError(AgentTrajError, ValueError):
+    """A multi-turn conversation that could not go on: bad input (a user reply that is not a
+    message, an app that returned nothing, ``max_turns`` below 1), or an app, user, stopping
+    condition or evaluator that raised (the original error is its ``__cause__``). ``turn`` is
+    the turn it happened in (from 1; ``None`` before the first), ``field`` what was at fault
+    (``user``, ``app``, ``max_turns``, ``stopping_condition``, ``trajectory_evaluators[0]``
+    ...), ``result`` the conversation so far, its stop reason ``error``."""
+
+    def __init__(
+        self, problem: str, *, turn: int | None = None, field: str | None = None, result: Any = None
+    ) -> None:
+        self.problem = problem
+        self.turn = turn
+        self.field = field
+        self.result = result
+        where = [f"turn {turn}"] if turn is not None else []
+        if field:
+            where.append(field)
+        super().__init__(f"{', '.join(where)}: {problem}" if where else problem)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt with its turn and field (pytest-xdist pickles errors); the result stays behind
+        return partial(type(self), turn=self.turn, field=self.field), (self.problem,)

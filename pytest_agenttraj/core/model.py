@@ -9,11 +9,13 @@ from typing import Any, Literal, NamedTuple, TypedDict
 
 __all__ = [
     "ROLES",
+    "Conversation",
     "GraphTrajectory",
     "Message",
     "Role",
     "ToolCall",
     "Trajectory",
+    "Turn",
 ]
 
 Role = Literal["user", "assistant", "system", "developer", "tool", "function"]
@@ -70,6 +72,69 @@ class Trajectory:
         for m_index, message in enumerate(self.messages):
             for c_index, call in enumerate(message.tool_calls):
                 yield m_index, c_index, call
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn of a conversation: the user's message(s), then everything the agent produced in
+    answer (tool calls, tool results, its reply). ``number`` counts from 1, as people do."""
+
+    number: int
+    messages: Trajectory
+    user_messages: int = 1
+
+    @property
+    def user(self) -> Trajectory:
+        """What the user said in this turn."""
+        return Trajectory(self.messages.messages[: self.user_messages])
+
+    @property
+    def agent(self) -> Trajectory:
+        """What the agent produced in this turn."""
+        return Trajectory(self.messages.messages[self.user_messages :])
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A conversation of several turns. Every matcher, usage rule, graded metric and judge takes
+    it as the one trajectory of all its messages (``trajectory``); the turns say where each
+    began, so a report can name the turn a difference falls in."""
+
+    turns: tuple[Turn, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def __iter__(self) -> Iterator[Turn]:
+        return iter(self.turns)
+
+    def __getitem__(self, index: int) -> Turn:
+        return self.turns[index]
+
+    @property
+    def trajectory(self) -> Trajectory:
+        """Every message of every turn, in order."""
+        return Trajectory(tuple(m for turn in self.turns for m in turn.messages.messages))
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        """The index in ``trajectory`` of each turn's first message."""
+        starts: list[int] = []
+        position = 0
+        for turn in self.turns:
+            starts.append(position)
+            position += len(turn.messages)
+        return tuple(starts)
+
+    def turn_of(self, index: int) -> int | None:
+        """The number of the turn holding message ``index`` of ``trajectory`` (``None`` when
+        out of range)."""
+        position = 0
+        for turn in self.turns:
+            position += len(turn.messages)
+            if index < position:
+                return turn.number
+        return None
 
 
 class GraphTrajectory(TypedDict):

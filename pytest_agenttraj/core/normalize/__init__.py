@@ -3,7 +3,8 @@
 Accepted: OpenAI chat-completion dicts (:mod:`.chat`), LangChain ``BaseMessage`` objects
 (:mod:`.langchain`), a dict holding a ``messages`` list (LangGraph / agent state), a single message
 dict, OpenAI Responses API items (:mod:`.responses`) and Anthropic Messages content blocks
-(:mod:`.anthropic`), mixed freely. Anything else raises ``TrajectoryFormatError`` naming the
+(:mod:`.anthropic`), mixed freely; a conversation with turns (a ``Conversation`` or a mapping with
+``turns``, :mod:`.conversation`) stands for all its messages in order. Anything else raises ``TrajectoryFormatError`` naming the
 message index and the field.
 
 Beside the readers of chat dicts and LangChain messages are the fast path's scanners of the same
@@ -17,11 +18,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...errors import TrajectoryFormatError
-from ..model import Message, Trajectory
+from ..model import Conversation, Message, Trajectory
 from . import chat, langchain, responses
+from .conversation import is_turns_document, split_turns, turns_document
 from .fields import Memo
 
-__all__ = ["Memo", "to_trajectory"]
+__all__ = ["Memo", "to_conversation", "to_trajectory"]
 
 
 def to_trajectory(value: Any, *, side: str | None = None, memo: Memo | None = None) -> Trajectory:
@@ -37,9 +39,28 @@ def to_trajectory(value: Any, *, side: str | None = None, memo: Memo | None = No
         raise error.with_side(side) if side else error from None
 
 
+def to_conversation(value: Any, *, side: str | None = None) -> Conversation:
+    """Normalise ``value`` into a ``Conversation``: a conversation as is, a ``{"turns": [...]}``
+    mapping turn by turn, any other trajectory cut into turns where the user speaks."""
+    __tracebackhide__ = True
+    try:
+        if isinstance(value, Conversation):
+            return value
+        memo: Memo = {}
+        if is_turns_document(value):
+            return turns_document(value, lambda items: _to_trajectory(items, memo))
+        return split_turns(_to_trajectory(value, memo))
+    except TrajectoryFormatError as error:
+        raise error.with_side(side) if side else error from None
+
+
 def _to_trajectory(value: Any, memo: Memo) -> Trajectory:
     if isinstance(value, Trajectory):
         return value
+    if isinstance(value, Conversation):
+        return value.trajectory
+    if is_turns_document(value):
+        return turns_document(value, lambda items: _to_trajectory(items, memo)).trajectory
     return Trajectory(tuple(_messages(_items(value), memo)))
 
 
