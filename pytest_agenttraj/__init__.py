@@ -27,6 +27,11 @@ if TYPE_CHECKING:
         GraphTrajectoryMismatch as GraphTrajectoryMismatch,
         assert_graph_trajectory as assert_graph_trajectory,
     )
+    from .assertions.scenario import (
+        TurnCheckFailed as TurnCheckFailed,
+        run_scenario as run_scenario,
+        run_scenario_async as run_scenario_async,
+    )
     from .assertions.trajectory import (
         TrajectoryMismatch as TrajectoryMismatch,
         assert_trajectory as assert_trajectory,
@@ -131,12 +136,18 @@ if TYPE_CHECKING:
     from .evaluators.result import (
         EvaluatorResult as EvaluatorResult,
     )
+    from .evaluators.scenario import (
+        agent_turn as agent_turn,
+        check_turn as check_turn,
+        user_turn as user_turn,
+    )
     from .evaluators.simulated_user import (
         create_async_llm_simulated_user as create_async_llm_simulated_user,
         create_llm_simulated_user as create_llm_simulated_user,
     )
     from .evaluators.simulation import (
         MultiturnSimulationResult as MultiturnSimulationResult,
+        TurnContext as TurnContext,
         run_multiturn_simulation as run_multiturn_simulation,
         run_multiturn_simulation_async as run_multiturn_simulation_async,
     )

@@ -34,6 +34,7 @@ from .simulation_io import (
 
 __all__ = [
     "MultiturnSimulationResult",
+    "Session",
     "StopReason",
     "TurnContext",
     "adrive",
@@ -196,10 +197,19 @@ class Session:
         out["thread_id"] = self.thread_id
         return out
 
-    def fail(self, problem: str, field: str, error: BaseException | None = None) -> SimulationError:
-        """The error ending the run in the current turn, carrying the conversation so far."""
+    def fail(
+        self,
+        problem: str,
+        field: str,
+        error: BaseException | None = None,
+        *,
+        coming: bool = False,
+    ) -> SimulationError:
+        """The error ending the run, carrying the conversation so far; it names the turn being
+        made (``coming``, or with a user message waiting) or else the last one made."""
         self.stop_reason = "error"
-        turn = self.turns + 1 if self.pending or field in ("user", "app") else self.turns
+        coming = coming or bool(self.pending) or field in ("user", "app")
+        turn = self.turns + 1 if coming else self.turns
         if isinstance(error, SimulationError):
             failure = SimulationError(
                 error.problem, turn=error.turn or turn or None, field=error.field or field
@@ -229,16 +239,17 @@ class Session:
                 return False
             self.user_says(reply, field)
         except Exception as error:
-            raise self.fail(f"raised {type(error).__name__}: {error}", field, error) from error
+            problem = f"raised {type(error).__name__}: {error}"
+            raise self.fail(problem, field, error, coming=True) from error
         return True
 
-    def answer(self) -> Steps:
+    def answer(self, field: str = "steps") -> Steps:
         """The app's answer to the pending user message: one turn more."""
         if len(self.pending) != 1:
             raise SimulationError(
                 f"an agent turn needs exactly one user message before it, got {len(self.pending)}",
                 turn=self.turns + 1,
-                field="steps",
+                field=field,
             )
         message = self.pending.pop()
         history = list(self.trajectory)
