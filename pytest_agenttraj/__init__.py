@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from .assertions.base import (
         AgentTrajAssertionError as AgentTrajAssertionError,
     )
+    from .assertions.conversation import (
+        ConversationMismatch as ConversationMismatch,
+        assert_conversation as assert_conversation,
+    )
     from .assertions.graded import (
         GradedMismatch as GradedMismatch,
         assert_tool_call_accuracy as assert_tool_call_accuracy,

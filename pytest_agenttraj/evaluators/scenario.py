@@ -269,6 +269,7 @@ def scenario(
     """Run ``steps`` on ``session``: user messages, agent turns and checks, in order. It stops
     early at ``max_turns``, when ``stopping_condition`` is true after an agent turn, or when the
     simulated user ends the conversation (returns ``None``)."""
+    __tracebackhide__ = True
     checked = check_steps(steps)
     limit = check_max_turns(max_turns, needed=False)
     for index, step in enumerate(checked):

@@ -230,6 +230,7 @@ class Session:
     def ask_user(self, user: Callable[..., Any], field: str = "user") -> Steps:
         """The user's reply for the coming turn; ``False`` when the user ended the conversation
         (returned ``None``)."""
+        __tracebackhide__ = True
         offered = {"thread_id": self.thread_id, "turn_counter": self.turns}
         trajectory = list(self.trajectory)
         try:
@@ -245,6 +246,7 @@ class Session:
 
     def answer(self, field: str = "steps") -> Steps:
         """The app's answer to the pending user message: one turn more."""
+        __tracebackhide__ = True
         if len(self.pending) != 1:
             raise SimulationError(
                 f"an agent turn needs exactly one user message before it, got {len(self.pending)}",
@@ -267,6 +269,7 @@ class Session:
     def ask(self, function: Callable[..., Any], field: str, *positional: Any) -> Steps:
         """Call ``function`` on the conversation so far (a stopping condition, a check), with the
         keywords of ``TurnContext.keywords`` it accepts; its answer."""
+        __tracebackhide__ = True
         context = self.context()
         keywords = _resolved(accepted_keywords(function, context.keywords()))
         try:
@@ -276,6 +279,7 @@ class Session:
 
     def evaluate(self, evaluators: Sequence[Any], reference_outputs: Any) -> Steps:
         """openevals' evaluators on the whole trajectory; a list answer adds each result."""
+        __tracebackhide__ = True
         results: list[EvaluatorResult] = []
         for index, evaluator in enumerate(evaluators):
             where = f"trajectory_evaluators[{index}]"
@@ -301,6 +305,7 @@ def simulation(
     reference_outputs: Any,
 ) -> Generator[Call, Any, MultiturnSimulationResult]:
     """openevals' loop: user, app, stopping condition, until a limit; then the evaluators."""
+    __tracebackhide__ = True
     ask = _static_user(user) if isinstance(user, list | tuple) else user
     if not callable(ask):
         raise SimulationError(
@@ -329,6 +334,7 @@ def simulation(
 def drive(steps: Generator[Call, Any, Any]) -> Any:
     """Run ``steps``, making each call synchronously; an awaitable answer is an error (the
     callee is async: use the ``_async`` function)."""
+    __tracebackhide__ = True
     try:
         call = next(steps)
         while True:
@@ -350,6 +356,7 @@ def drive(steps: Generator[Call, Any, Any]) -> Any:
 
 async def adrive(steps: Generator[Call, Any, Any]) -> Any:
     """Run ``steps``, awaiting each call (its async face when it has one)."""
+    __tracebackhide__ = True
     try:
         call = next(steps)
         while True:

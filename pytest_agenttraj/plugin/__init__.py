@@ -21,6 +21,7 @@ from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
 from .settings import MARKERS, SUMMARY_INI, session_settings, summary_setting
+from .simulation import add_simulation_options
 from .unused_files import namer
 from .unused_references import REFERENCES, UnusedReferences
 
@@ -97,6 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "deletes anything, any other says why it deleted nothing",
     )
     add_judge_options(parser, group)
+    add_simulation_options(parser, group)
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
     )

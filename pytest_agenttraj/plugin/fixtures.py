@@ -15,11 +15,13 @@ if TYPE_CHECKING:  # imported by each fixture when a test asks for it, not at st
     from ..evaluators.faces import AsyncEvaluator, Evaluator
     from ..evaluators.result import EvaluatorResult
     from ..references import ReferenceFile
+    from .simulation import Simulator
 
 __all__ = [
     "assert_trajectory_fixture",
     "async_trajectory_evaluator",
     "graph_trajectory_evaluator",
+    "simulate",
     "trajectory_config",
     "trajectory_evaluator",
     "trajectory_reference",
@@ -201,3 +203,27 @@ def assert_trajectory_fixture(
         )
 
     return bound
+
+
+@pytest.fixture
+def simulate(request: pytest.FixtureRequest) -> Simulator:
+    """Run a multi-turn conversation with an app: ``simulate(app, user)`` (a user function or a
+    list of replies), ``simulate(app, steps=[...])`` (a scripted scenario) or
+    ``simulate(app, persona=...)`` (an LLM-simulated user); ``await simulate.arun(...)`` in
+    async tests. ``max_turns``, ``persona`` and its ``model`` default to the ``simulation``
+    marker, then ``--simulation-max-turns`` / ``--simulation-model`` and their ini keys. The
+    conversation is recorded like every evaluation, and compared turn by turn with the test's
+    reference conversation (``trajectories/<test>.yaml``) when it has one.
+
+    Example::
+
+        @pytest.mark.simulation(max_turns=3)
+        def test_refund(simulate):
+            result = simulate(agent, ["Refund!", "Please?", "Now!"])
+            assert result["stop_reason"] == "max_turns"
+    """
+    from .simulation import Simulator, simulation_settings
+
+    item = request.node
+    assert isinstance(item, pytest.Item)
+    return Simulator(simulation_settings(item))

@@ -21,6 +21,7 @@ from ..core.matching.rules import (
 )
 from ..evaluators.result import check_min_score
 from .pass_rules import PassRule, parse_pass_rule
+from .simulation import SIMULATION_MARKER_HELP
 
 if TYPE_CHECKING:
     from ..core.usage import UsageRules
@@ -66,7 +67,7 @@ MARKER_HELP = (
     "required, forbidden, max_calls, max_total_calls, max_steps: tool-usage rules checked on "
     "every trajectory the test evaluates)"
 )
-MARKERS = (MARKER_HELP,)
+MARKERS = (MARKER_HELP, SIMULATION_MARKER_HELP)
 """Every marker line the plugin registers at configure time; the documentation's reference page
 lists the markers from this tuple, so a marker registered elsewhere would be missing from it."""
 

@@ -16,6 +16,8 @@ value matchers may stand in tool-call arguments (``{"$regex": "^SF"}``)::
           - name: get_weather
             args: {location_code: location-123}
 
+A conversation's file holds ``turns`` instead of ``messages``: one list of messages per turn.
+
 Reading (:mod:`.reading`) treats the file as untrusted input; writing (:mod:`.writing`) keeps
 a file's header and comments; :mod:`.ledger` settles each file once per run under
 ``--trajectory-update``; :mod:`.evaluate` evaluates against a file. Each name is imported when
@@ -31,6 +33,7 @@ from ..errors import ReferenceFileError as ReferenceFileError
 if TYPE_CHECKING:
     from .evaluate import (
         ReferenceConflict as ReferenceConflict,
+        evaluate_conversation_reference_file as evaluate_conversation_reference_file,
         evaluate_graph_reference_file as evaluate_graph_reference_file,
         evaluate_reference_file as evaluate_reference_file,
         handle_file_reference as handle_file_reference,
@@ -54,10 +57,12 @@ if TYPE_CHECKING:
         load_reference as load_reference,
     )
     from .writing import (
+        dump_conversation as dump_conversation,
         dump_graph_reference as dump_graph_reference,
         dump_reference as dump_reference,
         plain_messages as plain_messages,
         updated_messages as updated_messages,
+        write_conversation as write_conversation,
         write_graph_reference as write_graph_reference,
         write_messages as write_messages,
         write_reference as write_reference,

@@ -14,11 +14,13 @@ from typing import Any, Protocol, cast
 
 from .._files import folder_problem
 from ..core.graph import GraphMatchReport, graph_reference_document
+from ..core.matching.conversation import ConversationReport
 from ..core.matching.report import MatchReport
 from ..core.matching.rules import MatchConfig, make_config
 from ..core.normalize import to_trajectory
 from ..core.spelled import messages_from_spelled, messages_to_spelled
 from ..errors import ReferenceFileError
+from ..evaluators.conversation import conversation_of, evaluate_conversation
 from ..evaluators.graph import evaluate_graph_trajectory
 from ..evaluators.result import EvaluatorResult
 from ..evaluators.scope import ReferenceResolver, TestScope, current_scope
@@ -26,10 +28,17 @@ from ..evaluators.trajectory import evaluate_trajectory
 from ..render import render_text
 from .file import ReferenceFile
 from .reading import load_reference
-from .writing import updated_messages, write_graph_reference, write_messages
+from .writing import (
+    conversation_turns,
+    updated_messages,
+    write_conversation,
+    write_graph_reference,
+    write_messages,
+)
 
 __all__ = [
     "ReferenceConflict",
+    "evaluate_conversation_reference_file",
     "evaluate_graph_reference_file",
     "evaluate_reference_file",
     "handle_file_reference",
@@ -39,7 +48,7 @@ __all__ = [
     "with_header",
 ]
 
-Report = MatchReport | GraphMatchReport
+Report = MatchReport | GraphMatchReport | ConversationReport
 
 
 class ReferenceConflict(AssertionError):
@@ -155,6 +164,11 @@ class _Messages:
         self.config = config
 
     def check(self, reference: ReferenceFile, name: str) -> None:
+        if reference.is_conversation:
+            raise ReferenceFileError(
+                f"reference file {name} holds a conversation (turns): compare a conversation "
+                "with it through assert_conversation or the simulate fixture"
+            )
         if reference.is_graph:
             raise ReferenceFileError(
                 f"reference file {name} holds a graph path (steps): compare a graph trajectory "
@@ -213,6 +227,40 @@ class _Graph:
 
     def from_ledger(self, data: Any) -> Any:
         return data if isinstance(data, Mapping) else {"steps": []}
+
+
+class _Conversation:
+    """Conversation reference files: compared turn by turn with a ``MatchConfig``."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+
+    def check(self, reference: ReferenceFile, name: str) -> None:
+        if reference.exists and not reference.is_conversation:
+            raise ReferenceFileError(
+                f"reference file {name} holds a single trajectory or a graph path, not a "
+                "conversation (turns): give assert_conversation a file with 'turns' (written "
+                "by pytest --trajectory-update when it is missing)"
+            )
+
+    def content(self, reference: ReferenceFile) -> Any:
+        return reference.conversation_document()
+
+    def compare(self, outputs: Any, content: Any) -> tuple[EvaluatorResult, Report]:
+        return evaluate_conversation(outputs, content, self.config)
+
+    def fresh(self, outputs: Any, reference: ReferenceFile) -> Any:  # noqa: ARG002
+        return {"turns": conversation_turns(conversation_of(outputs, side="outputs"))}
+
+    def write(self, reference: ReferenceFile, content: Any) -> None:
+        write_conversation(reference, content["turns"])
+
+    def to_ledger(self, content: Any) -> Any:
+        return {"turns": [messages_to_spelled(turn) for turn in content["turns"]]}
+
+    def from_ledger(self, data: Any) -> Any:
+        turns = data.get("turns", []) if isinstance(data, Mapping) else []
+        return {"turns": [messages_from_spelled(turn) for turn in turns]}
 
 
 def _settle(
@@ -360,3 +408,17 @@ def handle_graph_file_reference(
         locked=locked,
         function="graph_trajectory_evaluator",
     )
+
+
+def evaluate_conversation_reference_file(
+    outputs: Any,
+    reference: ReferenceFile,
+    config: MatchConfig,
+    scope: TestScope | None,
+    extra: dict[str, Any],
+) -> tuple[EvaluatorResult, ConversationReport, Any]:
+    """Evaluate a conversation against a conversation reference file (see ``_settle``); the
+    result, its report and the reference document compared."""
+    __tracebackhide__ = True
+    result, report, document = _settle(outputs, reference, _Conversation(config), scope, extra)
+    return result, cast("ConversationReport", report), document

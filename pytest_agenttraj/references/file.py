@@ -8,18 +8,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GRAPH_KEYS", "HEADER_KEYS", "REFERENCE_SUFFIXES", "ReferenceFile"]
+__all__ = ["GRAPH_KEYS", "HEADER_KEYS", "REFERENCE_SUFFIXES", "TURNS_KEYS", "ReferenceFile"]
 
 REFERENCE_SUFFIXES = (".yaml", ".yml", ".json")
 HEADER_KEYS = ("mode", "tool_args", "overrides")
 GRAPH_KEYS = ("mode", "steps")
 """The keys of a graph reference file: its header (``mode``) and its path (``steps``)."""
+TURNS_KEYS = (*HEADER_KEYS, "turns")
+"""The keys of a conversation reference file: the header and its ``turns``."""
 
 
 @dataclass(frozen=True)
 class ReferenceFile:
-    """A reference from a file: a message trajectory (``messages``) or, when ``steps`` is set,
-    a graph path (one list of nodes per invocation, a nested list per superstep); and the
+    """A reference from a file: a message trajectory (``messages``), or, when ``steps`` is set,
+    a graph path (one list of nodes per invocation, a nested list per superstep), or, when
+    ``turns`` is set, a conversation (one list of messages per turn); and the
     optional header (``mode``; for messages also ``tool_args`` and ``overrides``).
 
     ``exists`` is false for a file that is still to be written (``--trajectory-update``).
@@ -32,6 +35,16 @@ class ReferenceFile:
     overrides: Mapping[str, Any] | None = None
     exists: bool = True
     steps: list[Any] | None = None
+    turns: list[list[dict[str, Any]]] | None = None
+
+    @property
+    def is_conversation(self) -> bool:
+        """Whether the file holds a conversation (``turns``, each a list of messages)."""
+        return self.turns is not None
+
+    def conversation_document(self) -> dict[str, Any]:
+        """The conversation as the conversation evaluators take it (``{"turns": ...}``)."""
+        return {"turns": [list(turn) for turn in self.turns or []]}
 
     @property
     def is_graph(self) -> bool:

@@ -30,7 +30,7 @@ from ..errors import (
     ReferenceFileError,
     TrajectoryFormatError,
 )
-from .file import GRAPH_KEYS, HEADER_KEYS, ReferenceFile
+from .file import GRAPH_KEYS, HEADER_KEYS, TURNS_KEYS, ReferenceFile
 from .positions import JsonPositions, Positions, YamlPositions
 
 __all__ = ["MAX_DEPTH", "load_reference"]
@@ -45,7 +45,66 @@ def load_reference(path: Path) -> ReferenceFile:
     data, positions = _parse(path, _read(path))
     if isinstance(data, Mapping) and "steps" in data:
         return _graph_file(path, data, positions)
+    if isinstance(data, Mapping) and "turns" in data:
+        return _conversation_file(path, data, positions)
     return _message_file(path, data, positions)
+
+
+def _conversation_file(path: Path, data: Mapping[str, Any], positions: Positions) -> ReferenceFile:
+    """A conversation reference file: ``turns`` (each a list of messages, or a mapping with
+    ``messages``) and the header of a message file, checked to the message."""
+    __tracebackhide__ = True
+    unknown = sorted(str(key) for key in data if key not in TURNS_KEYS)
+    if unknown:
+        raise ReferenceFileError(
+            f"{path}: unknown key(s) {', '.join(unknown)}; a conversation reference file holds "
+            f"'turns' and optionally {', '.join(HEADER_KEYS)}"
+        )
+    turns = data["turns"]
+    if not isinstance(turns, list):
+        raise ReferenceFileError(
+            f"{_where(path, positions.line(['turns']))}: 'turns' must be a list of turns, got "
+            f"{type(turns).__name__}"
+        )
+    read: list[list[dict[str, Any]]] = []
+    for number, turn in enumerate(turns, start=1):
+        root: list[str | int] = ["turns", number - 1]
+        items = turn.get("messages") if isinstance(turn, Mapping) else turn
+        if isinstance(turn, Mapping):
+            root.append("messages")
+        if not isinstance(items, list):
+            raise ReferenceFileError(
+                f"{_where(path, positions.line(root))}: turn {number} must be a list of "
+                "messages (or a mapping with 'messages')"
+            )
+        read.append(_turn_messages(path, items, positions, root, number))
+    header = {k: data[k] for k in HEADER_KEYS if data.get(k) is not None}
+    _check_header(path, header)
+    return ReferenceFile(
+        path,
+        mode=header.get("mode"),
+        tool_args=header.get("tool_args"),
+        overrides=header.get("overrides"),
+        turns=read,
+    )
+
+
+def _turn_messages(
+    path: Path, items: list[Any], positions: Positions, root: list[str | int], number: int
+) -> list[dict[str, Any]]:
+    __tracebackhide__ = True
+    try:
+        messages = messages_from_spelled(items)
+    except InvalidMatcherError as error:
+        steps = root if error.index is None else [*root, error.index]
+        line = positions.line(steps, error.path)
+        raise ReferenceFileError(f"{_where(path, line)}: turn {number}: {error}") from None
+    try:
+        to_trajectory(messages)
+    except TrajectoryFormatError as error:
+        line = None if error.index is None else positions.line([*root, error.index])
+        raise ReferenceFileError(f"{_where(path, line)}: turn {number}, {error}") from None
+    return messages
 
 
 def _where(path: Path, line: int | None) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import write_atomically
-from ..core.model import Message, Trajectory
+from ..core.model import Conversation, Message, Trajectory
 from ..core.normalize import to_trajectory
 from ..core.spelled import keep_matching_matchers, messages_to_spelled
 from ..core.values import holds_matcher, same_value
@@ -25,10 +25,13 @@ from ..errors import TrajectoryFormatError
 from .file import HEADER_KEYS, ReferenceFile
 
 __all__ = [
+    "conversation_turns",
+    "dump_conversation",
     "dump_graph_reference",
     "dump_reference",
     "plain_messages",
     "updated_messages",
+    "write_conversation",
     "write_graph_reference",
     "write_messages",
     "write_reference",
@@ -368,3 +371,27 @@ def _quoted(value: Any) -> Any:
         return item
 
     return quote(value)
+
+
+def conversation_turns(conversation: Conversation) -> list[list[dict[str, Any]]]:
+    """A conversation's turns as a reference file writes them: each turn's plain messages."""
+    return [plain_messages(turn.messages) for turn in conversation]
+
+
+def dump_conversation(turns: list[list[Any]], path: Path, header: Mapping[str, Any]) -> str:
+    """The text of a conversation reference file: the header, then one list per turn."""
+    document = _document([messages_to_spelled(turn) for turn in turns], "turns", header)
+    if path.suffix == ".json":
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    import yaml
+
+    return str(
+        yaml.safe_dump(
+            document, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+        )
+    )
+
+
+def write_conversation(reference: ReferenceFile, turns: list[list[Any]]) -> None:
+    """Write ``turns`` into ``reference.path`` (atomically), keeping the file's header."""
+    write_atomically(reference.path, dump_conversation(turns, reference.path, reference.header()))

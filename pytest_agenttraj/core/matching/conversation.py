@@ -31,6 +31,10 @@ class ConversationReport:
         return f"conversation_{self.config.mode}_match"
 
     @property
+    def matched(self) -> bool:
+        return self.passed
+
+    @property
     def passed(self) -> bool:
         return len(self.output) == len(self.reference) and all(
             report is not None and report.passed for report in self.turns
