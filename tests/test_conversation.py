@@ -166,3 +166,57 @@ def test_a_conversation_matches_itself_in_every_mode(messages: list[Any], mode: 
     assert report.passed
     assert report.diverged_at is None
     assert report.comment() is None
+
+
+# ------------------------------------------------------------------ reference files with turns
+
+
+def test_a_conversation_file_reads_back_what_was_written(tmp_path: Any) -> None:
+    from pytest_agenttraj import assert_conversation
+    from pytest_agenttraj.references import ReferenceFile, load_reference, write_conversation
+    from pytest_agenttraj.references.writing import conversation_turns
+
+    path = tmp_path / "refund.yaml"
+    turns = conversation_turns(to_conversation(REFUND_TALK))
+    write_conversation(ReferenceFile(path, exists=False, mode="superset"), turns)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("mode: superset\nturns:\n- - content: I want a refund\n")
+    reference = load_reference(path)
+    assert reference.is_conversation
+    assert reference.mode == "superset"
+    assert [len(turn) for turn in reference.turns or []] == [4, 2]
+    assert assert_conversation(REFUND_TALK, reference)["key"] == "conversation_superset_match"
+
+
+def test_a_bad_message_in_a_conversation_file_names_the_line_and_the_turn(tmp_path: Any) -> None:
+    from pytest_agenttraj import ReferenceFileError
+    from pytest_agenttraj.references import load_reference
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "turns:\n- - {role: user, content: hi}\n  - {role: assistant, content: ok}\n"
+        "- - {role: user, content: again}\n  - {role: robot, content: beep}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ReferenceFileError) as caught:
+        load_reference(path)
+    assert str(caught.value).startswith(f"{path}:5: turn 2, message 1, field 'role'")
+    path.write_text("turns: {a: 1}\n", encoding="utf-8")
+    with pytest.raises(ReferenceFileError, match=r"'turns' must be a list of turns"):
+        load_reference(path)
+    path.write_text("turns: []\nextra: 1\n", encoding="utf-8")
+    with pytest.raises(ReferenceFileError, match=r"unknown key\(s\) extra"):
+        load_reference(path)
+
+
+def test_a_judge_reads_a_conversation_as_its_trajectory() -> None:
+    from judge_models import RecordingModel, score_call
+
+    from pytest_agenttraj import create_trajectory_llm_as_judge
+
+    judge = RecordingModel([score_call(reasoning="refused politely", score=True)])
+    evaluator = create_trajectory_llm_as_judge(judge=judge)
+    assert evaluator(outputs=to_conversation(REFUND_TALK))["score"] is True
+    shown = "\n".join(str(m.content) for m in judge.seen[0])
+    assert "I cannot refund that order." in shown
+    assert "Sorry, no." in shown
