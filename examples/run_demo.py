@@ -4,7 +4,9 @@
 2. a test with no marker, loosened from the command line;
 3. an agent that regressed, to show the diff a failure prints (this session must fail);
 4. baseline gating: a scoring suite's report from "main", then a run with a regressed agent
-   whose tests all pass but whose session fails against that baseline.
+   whose tests all pass but whose session fails against that baseline;
+5. a support agent refusing a refund over three turns, to a scripted customer and to a
+   simulated one (an LLM persona, a scripted model standing in).
 
 Exits non-zero if any session does not end as described.
 """
@@ -88,6 +90,10 @@ def main() -> int:
     )
     if code != 1:
         problems.append(f"the regressed scoring run should fail the session (exit 1), got {code}")
+
+    _banner("5. Multi-turn conversations: a refund refused over three turns")
+    if _pytest("examples/test_support_conversation.py", "-v") != 0:
+        problems.append("the conversation examples should pass")
 
     _banner("Done")
     if problems:
