@@ -36,6 +36,7 @@ SCRIPTS = {
     "interrupted thread": 'Command(resume="approve"), thread, previous=trajectory',
     "graded metrics": 'assert result["metadata"]["calls"][1]["differing_args"]',
     "scripted chat model": 'lambda request: f"It\'s {request.last_tool_message.content} in SF."',
+    "simulation, in brief": "run_multiturn_simulation(app=support_agent(), user=customer, max",
 }
 PRINTS = {
     "modes, openevals' names",
@@ -51,6 +52,7 @@ ON_QUICK_START = {
 }
 TEST_FILES = {
     "graph reference file": "def test_fan_out_by_marker(graph_trajectory_evaluator):",
+    "simulate fixture": "def test_refund_refused_by_script(simulate):",
 }
 FRAGMENTS = {
     "reference files (uses the reader's run_agent)": 'assert_trajectory(result["messages"], "weat',
@@ -248,6 +250,17 @@ def test_graph_reference_file_is_written_then_holds(project: pytest.Pytester) ->
     project.runpytest().assert_outcomes(passed=2)
     project.runpytest("--trajectory-update").assert_outcomes(passed=2)
     assert (project.path / "trajectories" / "fan_out.yaml").read_text(encoding="utf-8") == shown
+
+
+def test_simulate_fixture_writes_then_holds_its_reference_conversations(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(test_refunds=block(TEST_FILES["simulate fixture"]).code)
+    project.runpytest("--trajectory-update").assert_outcomes(passed=3)
+    written = project.path / "trajectories" / "test_refund_refused_by_script.yaml"
+    shown = yaml_block("# trajectories/test_refund_refused_by_script.yaml")
+    assert written.read_text(encoding="utf-8") == shown.split("\n", 1)[1]
+    project.runpytest().assert_outcomes(passed=3)
 
 
 def yaml_block(first_line: str) -> str:
