@@ -220,3 +220,17 @@ def test_a_judge_reads_a_conversation_as_its_trajectory() -> None:
     shown = "\n".join(str(m.content) for m in judge.seen[0])
     assert "I cannot refund that order." in shown
     assert "Sorry, no." in shown
+
+
+def test_the_html_page_is_given_the_turn_that_diverged() -> None:
+    from pytest_agenttraj.render.detail import detail
+
+    reference = {"turns": [REFUND_TALK[:4], [user("Please?"), calls("give_refund")]]}
+    report = match_conversations(
+        to_conversation(REFUND_TALK), to_conversation(reference), make_config("strict")
+    )
+    view = detail(report)
+    assert (view["kind"], view["diverged_at"], view["turns"], view["view"]) == (
+        "conversation", 2, 2, "trajectory",
+    )  # fmt: skip
+    assert [m["text"] for m in view["output"]] == ["Please?", "Sorry, no."]

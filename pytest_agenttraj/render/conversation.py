@@ -4,6 +4,7 @@ turn, then the diff of the first turn that did not match (drawn as a trajectory 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..core.matching.conversation import ConversationReport
 from . import Options, trajectory as trajectory_text
@@ -38,3 +39,17 @@ def lines(report: ConversationReport, options: Options) -> Iterable[str]:
         )
         for line in trajectory_text.lines(first, options):
             yield f"  {line}" if line else line
+
+
+# ---------------------------------------------------------------- the HTML page's view
+
+
+def detail(report: ConversationReport) -> dict[str, Any]:
+    """The page's view of the turn that diverged, drawn as a trajectory is (its messages side by
+    side), with the turn's number; a conversation that matched gives its number of turns."""
+    diverged = report.diverged_at
+    first = report.turns[diverged - 1] if diverged is not None else None
+    view: dict[str, Any] = {"turns": len(report.output), "diverged_at": diverged}
+    if first is not None:
+        view.update(trajectory_text.detail(first))
+    return view
