@@ -206,3 +206,26 @@ def test_a_check_that_raises_something_else_is_an_error_of_the_run() -> None:
         run_scenario(
             app=support_agent("x"), steps=[user_turn("a"), agent_turn(), check_turn(broken)]
         )
+
+
+def test_a_judge_as_a_check_on_the_conversation() -> None:
+    from judge_models import RecordingModel, score_call
+
+    from pytest_agenttraj import create_trajectory_llm_as_judge
+
+    judge = create_trajectory_llm_as_judge(
+        judge=RecordingModel([score_call(reasoning="it gave in", score=False)])
+    )
+    with pytest.raises(TurnCheckFailed) as caught:
+        run_scenario(
+            app=support_agent("No.", REFUND, "Refunded."),
+            steps=[
+                user_turn("Refund?"),
+                agent_turn(),
+                user_turn("Please!"),
+                agent_turn(),
+                check_turn(judge, on="conversation"),
+            ],
+        )
+    assert caught.value.turn == 2
+    assert caught.value.problem.startswith("trajectory_accuracy scored False")

@@ -21,7 +21,7 @@ from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
 from .settings import MARKERS, SUMMARY_INI, session_settings, summary_setting
-from .simulation import add_simulation_options
+from .simulation import add_simulation_options, check_simulation_options
 from .unused_files import namer
 from .unused_references import REFERENCES, UnusedReferences
 
@@ -133,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for line in MARKERS:
         config.addinivalue_line("markers", line)
     session = TrajectorySession(config, session_settings(config))
+    check_simulation_options(config)
     session.judge_cache = judge_cache_for(config)
     session.judge_timeout = judge_timeout_for(config)
     session.show_summary = summary_setting(config)

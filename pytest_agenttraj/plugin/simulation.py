@@ -22,6 +22,7 @@ __all__ = [
     "SimulationSettings",
     "Simulator",
     "add_simulation_options",
+    "check_simulation_options",
     "simulation_settings",
 ]
 
@@ -91,6 +92,12 @@ def _session_defaults(config: pytest.Config) -> tuple[int | None, str | None]:
     if model is None:
         model = str(config.getini(_MODEL_INI)).strip() or None
     return turns, model
+
+
+def check_simulation_options(config: pytest.Config) -> None:
+    """Validate ``--simulation-max-turns`` and its ini key once, at configure time: a bad value
+    is a usage error before any test runs."""
+    _session_defaults(config)
 
 
 def simulation_settings(item: pytest.Item) -> SimulationSettings:

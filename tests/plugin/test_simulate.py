@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import PROJECT_INI
+
 SIMULATION_TESTS = """
 import os
 import pytest
@@ -72,6 +74,11 @@ def test_app_error(simulate):
     simulate(app, ["hi"], max_turns=1, reference=False)
 
 
+def test_turns_from_the_ini_file(simulate):
+    result = simulate(agent("a", "b", "c"), ["x", "y", "z"], reference=False)
+    assert len(result["conversation"]) == 2
+
+
 @pytest.mark.simulation(turns=3)
 def test_bad_marker(simulate):
     pass
@@ -90,8 +97,9 @@ def test_simulate_records_writes_and_compares_reference_conversations(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:
     project.makepyfile(test_support=SIMULATION_TESTS)
+    project.makefile(".ini", pytest=PROJECT_INI + "simulation_max_turns = 2\n")
     written = _run(project, "--trajectory-update", *plugin_args)
-    written.assert_outcomes(passed=2, failed=2, errors=1)
+    written.assert_outcomes(passed=3, failed=2, errors=1)
     reference = Path(project.path, "trajectories", "test_refund_refused.yaml")
     text = reference.read_text(encoding="utf-8")
     assert text.startswith("turns:\n- - content: Refund order 7\n    role: user\n")
@@ -99,11 +107,19 @@ def test_simulate_records_writes_and_compares_reference_conversations(
     # the persona's test compared nothing, so it wrote nothing
     assert not Path(project.path, "trajectories", "test_persona_scenario.yaml").exists()
 
-    broken = _run(
-        project, "--trajectory-report=report.json", "--junitxml=junit.xml", *plugin_args,
-        broken=True,
-    )  # fmt: skip
-    broken.assert_outcomes(passed=1, failed=3, errors=1)
+    summary = Path(project.path, "summary.md")
+    os.environ["GITHUB_STEP_SUMMARY"] = str(summary)
+    try:
+        broken = _run(
+            project, "--trajectory-report=report.json", "--junitxml=junit.xml", *plugin_args,
+            broken=True,
+        )  # fmt: skip
+    finally:
+        del os.environ["GITHUB_STEP_SUMMARY"]
+    broken.assert_outcomes(passed=2, failed=3, errors=1)
+    assert "| conversation\\_strict\\_match | strict/exact | false |" in summary.read_text(
+        encoding="utf-8"
+    )
     output = broken.stdout.str()
     for expected in (
         "ConversationMismatch: The conversation diverged from its reference at turn 2 "
@@ -133,3 +149,10 @@ def test_simulate_records_writes_and_compares_reference_conversations(
     junit = ET.parse(Path(project.path, "junit.xml"))
     names = {prop.get("name") for prop in junit.iter("property")}
     assert any(name and "conversation_strict_match" in name for name in names)
+
+
+def test_a_bad_max_turns_option_is_a_usage_error(project: pytest.Pytester) -> None:
+    project.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = project.runpytest("--simulation-max-turns=0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--simulation-max-turns: must be a whole number >= 1, got '0'*"])
