@@ -198,6 +198,7 @@ def check_steps(steps: Any) -> list[Step]:
 def _check(
     session: Session, step: CheckStep, index: int, failure: Callable[[CheckFailure], Exception]
 ) -> Generator[Call, Any, None]:
+    __tracebackhide__ = True
     where = f"steps[{index}]"
     context = session.context()
     try:
@@ -231,6 +232,7 @@ def _check(
 
 
 def _user(session: Session, step: UserStep, user: Any, where: str) -> Generator[Call, Any, bool]:
+    __tracebackhide__ = True
     if step.message is None:
         if user is None:
             raise session.fail(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pytest
@@ -205,7 +206,7 @@ class Simulator:
         options = locals()
         arguments = self._arguments(app, self._plan(user, persona, model, False), options)
         run = run_scenario if steps is not None else run_multiturn_simulation
-        result = _recorded(lambda: run(**arguments), started, arguments)
+        result = _recorded(partial(run, **arguments), started, arguments)
         _compare(result, reference)
         return result
 
@@ -257,11 +258,11 @@ def _recorded(run: Callable[[], Any], started: float, arguments: Mapping[str, An
 def _announce_error(error: Exception, started: float) -> None:
     from ..evaluators.scope import announce_error
 
-    partial = getattr(error, "result", None)
+    so_far = getattr(error, "result", None)
     announce_error(
         error,
         "simulation",
-        outputs=partial.get("trajectory") if isinstance(partial, Mapping) else None,
+        outputs=so_far.get("trajectory") if isinstance(so_far, Mapping) else None,
         reference_outputs=None,
         started=started,
         origin="simulate",
