@@ -4,9 +4,11 @@ graph's state, stop reasons, and every error naming the turn and the field."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import MemorySaver
@@ -18,6 +20,7 @@ from pytest_agenttraj import (
     create_llm_simulated_user,
     run_multiturn_simulation,
     run_multiturn_simulation_async,
+    to_trajectory,
 )
 from pytest_agenttraj.testing import ScriptedChatModel, tool_call
 
@@ -201,3 +204,51 @@ def test_an_async_app_in_the_sync_loop() -> None:
 
     error = _error(app=app, max_turns=1)
     assert "app returned an awaitable: use run_multiturn_simulation_async" in str(error)
+
+
+# ------------------------------------------------------------------ properties of the loop
+
+_replies = st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=5)
+_answers = st.lists(st.integers(min_value=0, max_value=2), min_size=5, max_size=5)
+
+
+def _app(tool_rounds: list[int]) -> Any:
+    """An app answering turn n with ``tool_rounds[n]`` tool call and result pairs, then text."""
+
+    def app(message: Any, **_: Any) -> list[Any]:
+        n = int(message["content"].split("|")[0])
+        out: list[Any] = []
+        for k in range(tool_rounds[n]):
+            call_id = f"c{n}_{k}"
+            out.append(
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": call_id, "type": "function",
+                     "function": {"name": f"tool{k}", "arguments": "{}"}}]}
+            )  # fmt: skip
+            out.append({"role": "tool", "content": "r", "tool_call_id": call_id})
+        out.append({"role": "assistant", "content": f"answer {n}"})
+        return out
+
+    return app
+
+
+@settings(max_examples=30, deadline=None)
+@given(_replies, _answers)
+def test_every_turn_keeps_its_messages_and_both_drivers_agree(
+    replies: list[str], tool_rounds: list[int]
+) -> None:
+    user = [f"{n}|{text}" for n, text in enumerate(replies)]
+    result = run_multiturn_simulation(app=_app(tool_rounds), user=user, max_turns=len(user))
+    again = asyncio.run(
+        run_multiturn_simulation_async(app=_app(tool_rounds), user=user, max_turns=len(user))
+    )
+    conversation = result["conversation"]
+    assert len(conversation) == len(user)
+    assert [turn.user[0].text for turn in conversation] == user
+    assert [len(turn.messages) for turn in conversation] == [
+        2 + 2 * tool_rounds[n] for n in range(len(user))
+    ]
+    assert conversation.trajectory == to_trajectory(result["trajectory"])
+    strip = [{k: v for k, v in m.items() if k != "id"} for m in result["trajectory"]]
+    assert strip == [{k: v for k, v in m.items() if k != "id"} for m in again["trajectory"]]
+    assert result["stop_reason"] == again["stop_reason"] == "max_turns"
