@@ -156,3 +156,42 @@ def test_a_bad_max_turns_option_is_a_usage_error(project: pytest.Pytester) -> No
     result = project.runpytest("--simulation-max-turns=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--simulation-max-turns: must be a whole number >= 1, got '0'*"])
+
+
+ASYNC_TESTS = """
+import pytest
+from pytest_agenttraj import agent_turn, check_turn, user_turn
+from pytest_agenttraj.testing import ScriptedChatModel
+
+
+async def app(message, *, thread_id):
+    return {"role": "assistant", "content": "No refund, sorry."}
+
+
+@pytest.mark.simulation(persona="You insist on a refund.", max_turns=2)
+@pytest.mark.asyncio
+async def test_async_persona(simulate):
+    persona = ScriptedChatModel(["Refund!", "Why not?"])
+    result = await simulate.arun(app, model=persona)
+    assert [m["content"] for m in result["trajectory"]][::2] == ["Refund!", "Why not?"]
+
+
+@pytest.mark.asyncio
+async def test_async_scenario(simulate):
+    async def sorry(context):
+        return "sorry" in context.messages[-1]["content"]
+
+    result = await simulate.arun(app, steps=[user_turn("Refund?"), agent_turn(), check_turn(sorry)])
+    assert result["stop_reason"] == "user_ended"
+"""
+
+
+def test_simulate_in_async_tests(project: pytest.Pytester) -> None:
+    project.makepyfile(test_async=ASYNC_TESTS)
+    result = project.runpytest("--trajectory-report=report.json")
+    result.assert_outcomes(passed=2)
+    records = json.loads(Path(project.path, "report.json").read_text())["results"]
+    assert [(r["key"], r["turns"], r["stop_reason"]) for r in records] == [
+        ("simulation", 2, "max_turns"),
+        ("simulation", 1, "user_ended"),
+    ]
