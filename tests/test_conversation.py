@@ -234,3 +234,30 @@ def test_the_html_page_is_given_the_turn_that_diverged() -> None:
         "conversation", 2, 2, "trajectory",
     )  # fmt: skip
     assert [m["text"] for m in view["output"]] == ["Please?", "Sorry, no."]
+
+
+def test_an_update_rewrites_the_changed_turn_and_keeps_the_comments(tmp_path: Any) -> None:
+    from pytest_agenttraj.references import load_reference, write_conversation
+
+    path = tmp_path / "talk.yaml"
+    path.write_text(
+        "# the refund talk, reviewed\n"
+        "mode: strict\n"
+        "turns:\n"
+        "- - {role: user, content: I want a refund}  # the opening\n"
+        "  - {role: assistant, content: No.}\n"
+        "- - {role: user, content: Please?}\n"
+        "  - {role: assistant, content: Still no.}\n",
+        encoding="utf-8",
+    )
+    refund = {"role": "assistant", "tool_calls": [{"name": "give_refund", "args": {}}]}
+    write_conversation(
+        load_reference(path),
+        [[user("I want a refund"), said("No.")], [user("Please?"), refund]],
+    )
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# the refund talk, reviewed\nmode: strict\nturns:\n")
+    assert "# the opening" in text
+    reread = load_reference(path)
+    assert (reread.turns or [])[1][1]["tool_calls"] == [{"name": "give_refund", "args": {}}]
+    assert (reread.turns or [])[0][1] == {"role": "assistant", "content": "No."}

@@ -393,5 +393,33 @@ def dump_conversation(turns: list[list[Any]], path: Path, header: Mapping[str, A
 
 
 def write_conversation(reference: ReferenceFile, turns: list[list[Any]]) -> None:
-    """Write ``turns`` into ``reference.path`` (atomically), keeping the file's header."""
-    write_atomically(reference.path, dump_conversation(turns, reference.path, reference.header()))
+    """Write ``turns`` into ``reference.path`` (atomically): a new file, or the existing one
+    rewritten turn by turn where messages changed (header, comments and the messages that read
+    the same kept, as ``write_messages`` keeps them)."""
+    path = reference.path
+    text = _existing_text(path) if reference.exists else None
+    if text is None:
+        write_atomically(path, dump_conversation(turns, path, reference.header()))
+        return
+    spelled = [messages_to_spelled(turn) for turn in turns]
+    if path.suffix == ".json":
+        merged = _rewrite_json(text, "turns", partial(_merged_turns, new=spelled), _json_text)
+    else:
+        quoted = [_quoted(turn) for turn in spelled]
+        merged = _rewrite_yaml(text, "turns", partial(_merged_turns, new=quoted))
+    write_atomically(path, merged)
+
+
+def _merged_turns(old: list[Any], new: list[list[Any]]) -> list[Any]:
+    """``new``'s turns, each merged into the old turn at its place (its messages kept where
+    they read the same); a turn the file did not have is written as it is."""
+    merged: list[Any] = []
+    for i, turn in enumerate(new):
+        previous = old[i] if i < len(old) else None
+        items = previous.get("messages") if isinstance(previous, MutableMapping) else previous
+        if isinstance(items, MutableSequence):
+            _replace_items(items, _merged(list(items), turn))
+            merged.append(previous)
+        else:
+            merged.append(turn)
+    return merged
