@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from ..core.compare import collector_paused
 from ..core.matching.rules import (
     GRADED_ARGS_MODES,
     MatchConfig,
@@ -136,6 +137,11 @@ def graded_scorer(kind: str, config: MatchConfig, rules: Rules, origin: str) -> 
     def score(
         outputs: Any, reference_outputs: Any, inputs: Any, _extra: Mapping[str, Any]
     ) -> EvaluatorResult:
+        # The collector stays paused until this call's report is dropped (see collector_paused).
+        with collector_paused():
+            return _scored(outputs, reference_outputs, inputs)
+
+    def _scored(outputs: Any, reference_outputs: Any, inputs: Any) -> EvaluatorResult:
         started = time.perf_counter()
         report: GradedReport
         if kind == "tool_call_accuracy":
