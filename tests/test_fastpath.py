@@ -134,7 +134,7 @@ def _outcome(compare: Callable[[], MatchReport]) -> MatchReport | TrajectoryForm
 @given(
     outputs=st.one_of(_plain_messages(), _langchain_messages()),
     reference=st.one_of(_plain_messages(), _langchain_messages()),
-    mode=st.sampled_from(["strict", "unordered", "subset", "superset"]),
+    mode=st.sampled_from(["strict", "unordered", "subset", "superset", "in_order"]),
     args_mode=st.sampled_from(["exact", "ignore", "subset"]),
 )
 def test_plain_messages_are_built_and_judged_as_the_normaliser_does(
@@ -172,7 +172,7 @@ def _mixed_pairs(draw: st.DrawFn) -> tuple[list[Any], list[Any]]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     sides=_mixed_pairs(),
-    mode=st.sampled_from(["strict", "unordered", "subset", "superset"]),
+    mode=st.sampled_from(["strict", "unordered", "subset", "superset", "in_order"]),
     args_mode=st.sampled_from(["exact", "ignore", "subset"]),
 )
 def test_sides_of_both_forms_are_built_and_judged_as_the_normaliser_does(
@@ -209,6 +209,10 @@ def _check_agrees(outputs: list[Any], reference: list[Any], mode: str, args_mode
         assert o.call.name == r.call.name
         assert config.rule_for(o.call.name).matches(o.call.args, r.call.args)
         assert mode != "strict" or o.message == r.message
+    if mode == "in_order":  # calls of later reference messages in later output messages
+        for o, r in report.pairs:
+            for o2, r2 in report.pairs:
+                assert r.message >= r2.message or o.message < o2.message
 
 
 @pytest.mark.parametrize("opening", ["chat dict", "LangChain message"])

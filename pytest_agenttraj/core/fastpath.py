@@ -6,9 +6,9 @@ When it applies (``applies``): both sides are lists of *plain messages*: chat di
 role, text content and tool calls (only on assistant messages) in OpenAI's ``function`` form with
 arguments text that is one JSON object, or in the flat form reference files are read into
 (``{"name", "args"}``, the arguments a dict), or LangChain messages of a known type with text
-content and ``tool_calls`` whose arguments are a dict; the mode pairs calls as multisets (not
-``in_order``), and every args rule in force is reflexive (calls with equal arguments always
-match: exact, ignore, subset, superset, also with ignored keys; not key lists or callables).
+content and ``tool_calls`` whose arguments are a dict; and every args rule in force is reflexive
+(calls with equal arguments always match: exact, ignore, subset, superset, also with ignored
+keys; not key lists or callables).
 Where empty sides are refused (``allow_empty=False``), a side without messages or a reference
 without calls is left to the general path.
 
@@ -19,7 +19,9 @@ one loop; here is only the dispatch. Calls pair by *key*: the arguments text whe
 hold only texts (equal texts are equal values), else each call's canonical value
 (``values.canonical``, the general path's own equality), or the tool alone where arguments are
 ignored. The sides match when the keys pair up as the mode requires: in strict mode, message by
-message, the same roles and the same multiset of tools and keys; in the others, over all calls.
+message, the same roles and the same multiset of tools and keys; in ``in_order``, each reference
+message's calls within the fewest output messages after the previous one's; in the others, over
+all calls.
 Only then is each distinct text parsed once to check it is one JSON object, so a failing
 evaluation parses nothing here. Anything not proven (another input form, a difference, a
 malformed message) gives no report, and the general path decides and explains.
@@ -47,10 +49,7 @@ __all__ = ["DeferredSides", "Walked", "applies", "build", "decide"]
 
 
 def applies(config: MatchConfig) -> bool:
-    """Whether the fast path may pass an evaluation under ``config``: every rule reflexive, in a
-    mode that pairs calls as multisets (not ``in_order``)."""
-    if config.mode == "in_order":
-        return False
+    """Whether the fast path may pass an evaluation under ``config``: every rule reflexive."""
     # Every args mode is reflexive; only overrides (key lists, callables) may not be.
     return not config.overrides or all(rule.reflexive for rule in config.overrides.values())
 
@@ -98,6 +97,8 @@ def _passing(
     out_keys, ref_keys = _keys(output, config, values[0]), _keys(reference, config, values[1])
     if config.mode == "strict":
         partner = _strict_partner(output, reference, out_keys, ref_keys)
+    elif config.mode == "in_order":
+        partner = _in_order_partner(output, reference, out_keys, ref_keys)
     else:
         partner = _partner_by_key(out_keys, ref_keys, config.mode)
         if partner is not None and not _same_names(output.names, reference.names, partner):
@@ -286,6 +287,38 @@ def _strict_partner(
         list(zip(rows, reference.names, ref_keys, strict=True)),
         "unordered",
     )
+
+
+def _in_order_partner(
+    output: Skeleton,
+    reference: Skeleton,
+    out_keys: Sequence[Hashable],
+    ref_keys: Sequence[Hashable],
+) -> list[int] | None:
+    """The reference call of each output call (-1: none) when every reference message's calls
+    pair, by equal tool and key, within a run of whole output messages after the previous
+    one's run (each run ended as soon as it holds them), else ``None``."""
+    out_names, ref_names = output.names, reference.names
+    partner = [-1] * len(out_keys)
+    out_counts, message = output.call_counts, 0
+    first_out = first_ref = 0
+    for count in reference.call_counts:
+        waiting: dict[tuple[str, Hashable], list[int]] = {}
+        for j in range(first_ref + count - 1, first_ref - 1, -1):
+            waiting.setdefault((ref_names[j], ref_keys[j]), []).append(j)
+        first_ref += count
+        left = count
+        while left:
+            if message == len(out_counts):
+                return None
+            end = first_out + out_counts[message]
+            for i in range(first_out, end):
+                queue = waiting.get((out_names[i], out_keys[i]))
+                if queue:
+                    partner[i] = queue.pop()
+                    left -= 1
+            first_out, message = end, message + 1
+    return partner
 
 
 def _pair_equal_keys(
