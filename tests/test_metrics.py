@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import TrajectoryFormatError
+from pytest_agenttraj.core.matching.explain import EXPLAINED
 from pytest_agenttraj.core.matching.rules import ArgsRule, make_config
 from pytest_agenttraj.core.metrics import read_calls, tool_call_accuracy, tool_call_f1
 from pytest_agenttraj.core.metrics.args import arg_accuracy
@@ -132,6 +133,25 @@ def test_f1_documented_examples(
     assert metadata["true_positives"] == len(report.matched)
     assert metadata["false_positives"] == len(made) - len(report.matched)
     assert metadata["false_negatives"] == len(expected) - len(report.matched)
+
+
+def test_f1_explains_the_first_unpaired_calls_in_full_and_sets_later_ones_beside_a_call() -> None:
+    made = calls(*[("search", {"q": f"out {n}", "page": n}) for n in range(30)])
+    expected = calls(*[("search", {"q": f"ref {n}", "page": n}) for n in range(30)])
+    report = tool_call_f1(made, expected, EXACT)
+    assert report.score == 0.0
+    lone = [*report.missing, *report.extra]
+    assert [u.compared for u in lone] == [True] * EXPLAINED + [False] * (60 - EXPLAINED)
+    first = report.missing[0]  # the closest: the same page, only the query differs
+    assert first.closest is not None
+    assert first.closest.position == 0
+    assert first.differing == ("q",)
+    later = report.extra[-1]  # beside the first reference call of its tool, nothing compared
+    assert later.closest is not None
+    assert later.closest.position == 0
+    assert later.differing == ()
+    assert report.metadata()["extra"][-1]["compared"] is False
+    assert "not compared in detail" in report.reasons()[-1]
 
 
 def test_f1_metadata_names_what_is_missing_and_extra() -> None:

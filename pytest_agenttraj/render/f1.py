@@ -86,6 +86,7 @@ def _unpaired_lines(
         yield paint(f"{INDENT}the {other} has no call to {lone.call.call.name!r}", "dim")
         return
     note = ", already paired with another call" if lone.closest_paired else ""
-    yield paint(f"{INDENT}closest {call_label(lone.closest, other)}{note}", "dim")
+    which = "closest" if lone.compared else "first same-named"  # past the calls explained
+    yield paint(f"{INDENT}{which} {call_label(lone.closest, other)}{note}", "dim")
     out, ref = (lone.call, lone.closest) if kind == "extra" else (lone.closest, lone.call)
     yield from arg_lines(report, out, ref, width, paint)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..matching.calls import pair_calls
+from ..matching.explain import EXPLAINED
 from ..matching.report import CallRef
 from ..matching.rules import MatchConfig
 from ..normalize import Memo
@@ -39,11 +40,62 @@ def _scored(outs: list[GradedCall], refs: list[GradedCall], config: MatchConfig)
     matched = tuple((outs[o.message], refs[r.message]) for o, r in pairs)
     free_out = [outs[o.message] for o in lone_out]
     free_ref = [refs[r.message] for r in lone_ref]
-    paired_out = [o for o, _ in matched]
-    paired_ref = [r for _, r in matched]
-    missing = tuple(_explain(c, free_out, paired_out, config, "reference") for c in free_ref)
-    extra = tuple(_explain(c, free_ref, paired_ref, config, "output") for c in free_out)
+    explain = _Explainer(config)
+    paired_out, paired_ref = _ByName([o for o, _ in matched]), _ByName([r for _, r in matched])
+    missing = tuple(
+        explain(c, free_out, _ByName(free_out), paired_out, "reference") for c in free_ref
+    )
+    extra = tuple(explain(c, free_ref, _ByName(free_ref), paired_ref, "output") for c in free_out)
     return F1Report(config, matched, missing, extra)
+
+
+class _ByName:
+    """One side's calls by tool name, sorted out when first asked."""
+
+    __slots__ = ("_calls", "_first")
+
+    def __init__(self, calls: list[GradedCall]) -> None:
+        self._calls = calls
+        self._first: dict[str, GradedCall] | None = None
+
+    def first(self, name: str) -> GradedCall | None:
+        if self._first is None:
+            self._first = {}
+            for call in self._calls:
+                self._first.setdefault(call.call.name, call)
+        return self._first.get(name)
+
+    @property
+    def calls(self) -> list[GradedCall]:
+        return self._calls
+
+
+class _Explainer:
+    """Unpaired calls with their closest counterparts, the work bounded as for trajectory
+    matching: the first ``EXPLAINED`` compare arguments with up to ``_CLOSEST_SCAN_LIMIT``
+    candidates; later ones stand beside the first same-named call, nothing compared."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+        self.explained = 0
+
+    def __call__(
+        self,
+        lone: GradedCall,
+        free: list[GradedCall],
+        free_by_name: _ByName,
+        taken: _ByName,
+        side: Literal["output", "reference"],
+    ) -> Unpaired:
+        if self.explained < EXPLAINED:
+            self.explained += 1
+            return _explain(lone, free, taken.calls, self.config, side)
+        name = lone.call.name
+        for candidates, paired in ((free_by_name, False), (taken, True)):
+            closest = candidates.first(name)
+            if closest is not None:
+                return Unpaired(lone, closest, (), paired, compared=False)
+        return Unpaired(lone, None)
 
 
 def _explain(

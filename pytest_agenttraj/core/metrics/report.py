@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ..matching.explain import call_text
+from ..matching.explain import EXPLAINED, call_text
 from ..matching.rules import MatchConfig
 from .calls import GradedCall
 
@@ -178,12 +178,15 @@ class AccuracyReport:
 @dataclass(frozen=True, slots=True)
 class Unpaired:
     """A call without a partner (an extra output call or a missing reference call), with the
-    closest same-named call on the other side and the argument keys where they differ."""
+    closest same-named call on the other side and the argument keys where they differ.
+    ``compared`` is false past the first unpaired calls explained in full: the call then
+    stands beside the first same-named one, arguments not compared."""
 
     call: GradedCall
     closest: GradedCall | None
     differing: tuple[str, ...] = ()
     closest_paired: bool = False
+    compared: bool = True
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -191,6 +194,7 @@ class Unpaired:
             "args": dict(self.call.call.args),
             "closest": _where(self.closest) if self.closest is not None else None,
             "differing_args": list(self.differing),
+            "compared": self.compared,
         }
 
 
@@ -292,8 +296,13 @@ def _graded_settings(
 def _closest_note(lone: Unpaired, other: str) -> str:
     if lone.closest is None:
         return f" (the {other} has no call to {lone.call.call.name!r})"
-    keys = ", ".join(lone.differing) or "rejected by the args rule"
     taken = ", already paired" if lone.closest_paired else ""
+    if not lone.compared:
+        return (
+            f" (beside {other} call {lone.closest.position}{taken}: not compared in detail, "
+            f"the first {EXPLAINED} unpaired calls are)"
+        )
+    keys = ", ".join(lone.differing) or "rejected by the args rule"
     return f" (closest {other} call {lone.closest.position}{taken}: args differ in {keys})"
 
 
