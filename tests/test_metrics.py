@@ -12,13 +12,14 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from pytest_agenttraj import TrajectoryFormatError
 from pytest_agenttraj.core.matching.explain import EXPLAINED
 from pytest_agenttraj.core.matching.rules import ArgsRule, make_config
 from pytest_agenttraj.core.metrics import read_calls, tool_call_accuracy, tool_call_f1
+from pytest_agenttraj.core.metrics.agreement import Agreement
 from pytest_agenttraj.core.metrics.args import arg_accuracy
 from pytest_agenttraj.core.metrics.weighted_assignment import max_weight_assignment
 from pytest_agenttraj.core.model import ToolCall
@@ -500,3 +501,113 @@ def test_f1_true_positives_are_a_maximum_pairing(
             best = size
             break
     assert len(report.matched) == best
+
+
+@settings(max_examples=300)
+@given(data=st.data(), rows=st.integers(0, 5), extra=st.integers(0, 2), loose=st.booleans())
+def test_assignment_around_a_start_is_the_full_optimum(
+    data: st.DataObject, rows: int, extra: int, loose: bool
+) -> None:
+    """Searching the leftovers alone, kept only where the bound proves it optimal, scores what
+    the search of the whole problem scores (``loose``: a bound above the true best)."""
+    columns = rows + extra
+    matrix = [[data.draw(WEIGHTS) for _ in range(columns)] for _ in range(rows)]
+    start = []
+    free_columns = list(range(columns))
+    for row in range(rows):
+        if free_columns and data.draw(st.booleans()):
+            column = free_columns.pop(data.draw(st.integers(0, len(free_columns) - 1)))
+            matrix[row][column] = 1.0
+            start.append((row, column))
+    start_columns = [c for _, c in start]
+
+    def bound(row: int) -> float:
+        best = max((matrix[row][c] for c in start_columns), default=0.0)
+        return min(1.0, best + 0.25) if loose else best
+
+    def rest(row: int) -> list[float]:
+        return [matrix[row][c] for c in range(columns) if c not in start_columns]
+
+    def total(chosen: list[int]) -> float:
+        assert sorted(set(chosen)) == sorted(chosen)
+        return sum(matrix[i][j] for i, j in enumerate(chosen))
+
+    full = max_weight_assignment(rows, columns, lambda i, j: matrix[i][j], start)
+    around = max_weight_assignment(rows, columns, lambda i, j: matrix[i][j], start, bound, rest)
+    assert total(around) == pytest.approx(total(full))
+
+
+GRADED_RULES = st.sampled_from(
+    [ArgsRule("exact"), ArgsRule("subset"), ArgsRule("superset"), ArgsRule("ragas")]
+)
+POOL_ARGS = st.sampled_from(
+    [{}, {"x": 0}, {"x": 1}, {"x": 0, "y": 0}, {"x": 0, "y": 1, "z": 0}, {"y": [1, 2]}]
+)
+
+
+@settings(max_examples=300)
+@given(
+    rule=GRADED_RULES,
+    rows=st.lists(st.one_of(POOL_ARGS, ARGS), max_size=4),
+    columns=st.lists(st.one_of(POOL_ARGS, ARGS), max_size=4),
+    rows_are_references=st.booleans(),
+)
+def test_agreement_scores_as_arg_accuracy_does(
+    rule: ArgsRule,
+    rows: list[dict[str, Any]],
+    columns: list[dict[str, Any]],
+    rows_are_references: bool,
+) -> None:
+    agreement = Agreement(rule, rows, columns, rows_are_references=rows_are_references)
+    for r, args in enumerate(rows):
+
+        def score(other: dict[str, Any], args: dict[str, Any] = args) -> float:
+            out, ref = (other, args) if rows_are_references else (args, other)
+            return arg_accuracy(rule, out, ref).score
+
+        assert agreement.weights(r) == [score(other) for other in columns]
+        assert agreement.best(r) >= max((score(other) for other in columns), default=0.0)
+
+
+def test_agreement_gives_up_where_counting_keys_is_not_the_score() -> None:
+    rows, columns = [{"x": 1, "t": 1}], [{"x": 1, "t": 2}]
+    ignoring = Agreement(ArgsRule("exact", ignored=("t",)), rows, columns, rows_are_references=True)
+    assert ignoring.weights(0) is None
+    assert ignoring.best(0) == 1.0
+
+
+@settings(max_examples=300)
+@given(
+    rule=GRADED_RULES,
+    made=st.lists(POOL_ARGS, max_size=5),
+    expected=st.lists(POOL_ARGS, max_size=5),
+)
+@example(  # the second reference call is closer to the first's identical partner than to its own
+    rule=ArgsRule("ragas"),
+    made=[{"a": 1, "p": 0, "q": 0, "r": 0}, {"a": 2, "b": 7, "p": 0, "q": 0, "r": 0}],
+    expected=[{"a": 1, "p": 0, "q": 0, "r": 0}, {"a": 1, "b": 5}],
+)
+def test_best_pairing_under_every_graded_rule_is_the_brute_force_optimum(
+    rule: ArgsRule, made: list[dict[str, Any]], expected: list[dict[str, Any]]
+) -> None:
+    """One tool's calls, many of them identical: the identical pairs first, then the rest,
+    still the best total argument accuracy (re-pairing an identical call where that is
+    better, as under ``ragas`` a call may be closer to another's partner than to its own)."""
+    config = RAGAS if rule.kind == "ragas" else graded_config(rule.kind)
+    report = tool_call_accuracy(
+        calls(*[("f", a) for a in made]),
+        calls(*[("f", a) for a in expected]),
+        config,
+        strict_order=False,
+        allow_extra_calls=True,
+    )
+    if not expected:
+        return
+    small, big = (expected, made) if len(expected) <= len(made) else (made, expected)
+    best = 0.0
+    for chosen in itertools.permutations(range(len(big)), len(small)):
+        pairs = [(small[i], big[j]) for i, j in enumerate(chosen)]
+        if small is not expected:
+            pairs = [(b, s) for s, b in pairs]
+        best = max(best, sum(arg_accuracy(rule, out, ref).score for ref, out in pairs))
+    assert report.arg_accuracy == pytest.approx(best / len(expected))

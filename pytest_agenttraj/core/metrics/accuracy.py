@@ -20,9 +20,10 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from ..matching.rules import MatchConfig
+from ..matching.rules import ArgsRule, MatchConfig
 from ..normalize import Memo
 from ..values import json_text, safe_repr
+from .agreement import Agreement
 from .args import ArgScore, arg_accuracy
 from .calls import GradedCall, nesting_refused, read_calls
 from .report import AccuracyReport, CallScore, Rules
@@ -247,8 +248,7 @@ def _any_order(
         out_ids = by_name_out.get(name)
         if not out_ids:
             continue
-        identical = config.rule_for(name).reflexive
-        pairing.update(_pair_group(ref_ids, out_ids, outs, refs, scores, identical))
+        pairing.update(_pair_group(ref_ids, out_ids, outs, refs, scores, config.rule_for(name)))
     return pairing
 
 
@@ -258,27 +258,53 @@ def _pair_group(
     outs: list[GradedCall],
     refs: list[GradedCall],
     scores: _Scores,
-    identical: bool,
+    rule: ArgsRule,
 ) -> Pairing:
     """One tool's calls: identical arguments pair first when the rule scores them 1 (no
-    assignment can do better there); the rest by maximum-weight assignment."""
+    assignment can do better there); the rest by maximum-weight assignment, searched among
+    the rest alone where a bound proves that optimal."""
     start: list[tuple[int, int]] = []
-    if identical:
-        start = _identical_pairs(
-            [refs[i].call.args for i in ref_ids], [outs[j].call.args for j in out_ids]
-        )
+    ref_args = [refs[i].call.args for i in ref_ids]
+    out_args = [outs[j].call.args for j in out_ids]
+    if rule.reflexive:
+        start = _identical_pairs(ref_args, out_args)
         if len(start) == min(len(ref_ids), len(out_ids)):
             return {ref_ids[a]: out_ids[b] for a, b in start}
-    if len(ref_ids) <= len(out_ids):
+    rows_are_references = len(ref_ids) <= len(out_ids)
+    if rows_are_references:
+        row_args, column_args, rows_start = ref_args, out_args, start
+    else:
+        row_args, column_args, rows_start = out_args, ref_args, [(b, a) for a, b in start]
+    taken = {column for _, column in rows_start}
+    bound = Agreement(
+        rule,
+        row_args,
+        [column_args[column] for _, column in rows_start],
+        rows_are_references=rows_are_references,
+    )
+    rest = Agreement(
+        rule,
+        row_args,
+        [args for column, args in enumerate(column_args) if column not in taken],
+        rows_are_references=rows_are_references,
+    )
+    if rows_are_references:
         chosen = max_weight_assignment(
-            len(ref_ids), len(out_ids), lambda a, b: scores.weight(ref_ids[a], out_ids[b]), start
+            len(ref_ids),
+            len(out_ids),
+            lambda a, b: scores.weight(ref_ids[a], out_ids[b]),
+            rows_start,
+            bound.best,
+            rest.weights,
         )
         return {ref_ids[a]: out_ids[b] for a, b in enumerate(chosen)}
     chosen = max_weight_assignment(
         len(out_ids),
         len(ref_ids),
         lambda b, a: scores.weight(ref_ids[a], out_ids[b]),
-        [(b, a) for a, b in start],
+        rows_start,
+        bound.best,
+        rest.weights,
     )
     return {ref_ids[a]: out_ids[b] for b, a in enumerate(chosen)}
 

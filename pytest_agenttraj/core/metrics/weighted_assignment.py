@@ -2,9 +2,18 @@
 potentials): each row gets a distinct column so that the total weight is as large as it can be.
 
 Graded metrics need it where partial argument accuracy is a weight, so a plain maximum matching
-would not do. Pairs known to be optimal (identical arguments, weight 1) may be given as a start:
-with weights in [0, 1] they are tight under zero potentials, so only the remaining rows are
-searched, each in O(rows x columns).
+would not do. Pairs of weight 1 (identical arguments) may be given as a start: with weights in
+[0, 1] they are tight under zero potentials, so only the remaining rows are searched, each in
+O(rows x columns).
+
+Where most calls are identical that is still every column for each leftover row. Given
+``start_bound`` (at least each row's best weight against the start's columns), the leftover rows
+are first assigned among the leftover columns alone, and the result is kept when the potentials
+prove it optimal for the whole problem: with the start's rows and columns at potential 0, every
+constraint holds but those between a leftover row and a start column, which ask that row's
+potential to be at most 1 minus its weight there, so at most ``1 - start_bound(row)``. When the
+proof fails (a leftover call is as close to an identical pair's call as to its own partner) the
+whole problem is searched as before: the result is the same optimum either way.
 """
 
 from __future__ import annotations
@@ -21,16 +30,83 @@ def max_weight_assignment(
     columns: int,
     weight: Callable[[int, int], float],
     start: Iterable[tuple[int, int]] = (),
+    start_bound: Callable[[int], float] | None = None,
+    rest_weights: Callable[[int], list[float] | None] | None = None,
 ) -> list[int]:
     """For each row the column it is assigned (``rows <= columns``), maximising the sum of
     ``weight(row, column)``, which must lie in [0, 1].
 
-    ``start`` lists ``(row, column)`` pairs of weight 1 to keep; the other rows are placed
-    around them (still optimally, since no assignment can beat weight 1 on those pairs).
+    ``start`` lists ``(row, column)`` pairs of weight 1 to begin with; the other rows are placed
+    around them (still optimally: a later row may take a start column if that is better).
+    ``start_bound(row)``, for a row outside the start, is at least its weight against any start
+    column; with it the leftovers are searched alone where that is provably optimal.
+    ``rest_weights(row)`` may then give a leftover row's weights against every column outside
+    the start, in order, all at once (``None``: ask ``weight`` pair by pair).
     """
     if rows > columns:
         raise ValueError(f"cannot assign {rows} rows to {columns} columns")
-    u = [0.0] * (rows + 1)  # row potentials (1-based; index 0 is the virtual root)
+    start = list(start)
+    if start and start_bound is not None:
+        found = _around_start(rows, columns, weight, start, start_bound, rest_weights)
+        if found is not None:
+            return found
+    # without a start every column is outside it, so the rows' weights may come at once
+    _, owner = _solve(range(rows), columns, weight, start, None if start else rest_weights)
+    assigned = [-1] * rows
+    for j in range(1, columns + 1):
+        if owner[j]:
+            assigned[owner[j] - 1] = j - 1
+    return assigned
+
+
+_SLACK = 1e-9  # rounding in the potentials' sums; a proof off by less changes no score
+
+
+def _around_start(
+    rows: int,
+    columns: int,
+    weight: Callable[[int, int], float],
+    start: list[tuple[int, int]],
+    start_bound: Callable[[int], float],
+    rest_weights: Callable[[int], list[float] | None] | None,
+) -> list[int] | None:
+    """The start, with the other rows assigned among the other columns alone, if the
+    potentials prove that optimal (see the module docstring), else ``None``."""
+    in_start = {row for row, _ in start}
+    taken = {column for _, column in start}
+    rest_rows = [row for row in range(rows) if row not in in_start]
+    rest_columns = [column for column in range(columns) if column not in taken]
+    u, owner = _solve(
+        range(len(rest_rows)),
+        len(rest_columns),
+        lambda a, b: weight(rest_rows[a], rest_columns[b]),
+        [],
+        None if rest_weights is None else lambda a: rest_weights(rest_rows[a]),
+    )
+    for a, row in enumerate(rest_rows):
+        if start_bound(row) > 1.0 - u[a + 1] + _SLACK:
+            return None
+    assigned = [-1] * rows
+    for row, column in start:
+        assigned[row] = column
+    for b in range(len(rest_columns)):
+        if owner[b + 1]:
+            assigned[rest_rows[owner[b + 1] - 1]] = rest_columns[b]
+    return assigned
+
+
+def _solve(
+    rows: Iterable[int],
+    columns: int,
+    weight: Callable[[int, int], float],
+    start: list[tuple[int, int]],
+    row_weights: Callable[[int], list[float] | None] | None = None,
+) -> tuple[list[float], list[int]]:
+    """The row potentials and the owner of each column (1-based, 0 for none) after placing
+    ``rows`` around ``start``."""
+    row_ids = list(rows)
+    size = max(row_ids, default=-1) + 1
+    u = [0.0] * (size + 1)  # row potentials (1-based; index 0 is the virtual root)
     v = [0.0] * (columns + 1)  # column potentials
     owner = [0] * (columns + 1)  # owner[j]: the row holding column j, 0 for none
     placed: set[int] = set()
@@ -42,17 +118,16 @@ def max_weight_assignment(
     def cost_row(i: int) -> list[float]:
         row_costs = costs.get(i)
         if row_costs is None:
-            row_costs = costs[i] = [0.0] + [1.0 - weight(i - 1, j) for j in range(columns)]
+            given = row_weights(i - 1) if row_weights is not None else None
+            if given is None:
+                given = [weight(i - 1, j) for j in range(columns)]
+            row_costs = costs[i] = [0.0] + [1.0 - w for w in given]
         return row_costs
 
-    for row in range(rows):
+    for row in row_ids:
         if row not in placed:
             _place(row + 1, columns, cost_row, u, v, owner)
-    assigned = [-1] * rows
-    for j in range(1, columns + 1):
-        if owner[j]:
-            assigned[owner[j] - 1] = j - 1
-    return assigned
+    return u, owner
 
 
 def _place(
