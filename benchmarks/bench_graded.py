@@ -18,9 +18,19 @@ tool calls over 6 tool names (``_trajectories.py``):
 
 Each row prints our median, the matcher's median on the same pair (``unordered`` mode, which
 also pairs every call), and the ratio graded / matcher, then the fitted exponent b of
-time ~ a*n^b per metric. It is a report: the exit status is 0 whatever the numbers are.
+time ~ a*n^b per metric.
 
-Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_graded.py``.
+6. growth from 100 to 10,000 calls (permuted, 6 tools), passing and with 5 % of the calls'
+   arguments changed: F1, any-order accuracy (Ragas' pairing) and best pairing, the exponent b
+   fitted on a log-log scale against the target b <= 1.15. Times are CPU seconds of this process
+   (``time.process_time``, median of repeats), which other processes on a loaded machine disturb
+   less than wall time; the last row is the floor every metric pays, ``json.loads`` of the same
+   argument texts, whose own growth (memory, not work) is in every exponent above it.
+
+It is a report: the exit status is 0 whatever the numbers are.
+
+Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_graded.py`` (``--growth``:
+section 6 alone).
 """
 
 from __future__ import annotations
@@ -29,8 +39,9 @@ import gc
 import json
 import math
 import statistics
+import sys
 from collections.abc import Callable
-from time import perf_counter
+from time import perf_counter, process_time
 from typing import Any
 
 from _trajectories import SINGLE_TOOL, make_pair
@@ -138,6 +149,60 @@ def main() -> None:
     ):
         ours = _median_seconds(evaluator, outputs, reference)
         print(f"{title:<40} {500:>6} {_ms(ours)} {_ms(base)} {ours / base:>6.1f}x")
+    growth()
+
+
+GROWTH_SIZES = (100, 300, 1000, 3000, 10000)
+GROWTH_TARGET = 1.15
+
+
+def _cpu_median(call: Callable[[], object], n: int) -> float:
+    """Median CPU seconds of ``call`` (fewer repeats for the large sizes)."""
+    call()
+    loops = max(1, 2000 // n)
+    times = []
+    for _ in range(5 if n < 10000 else 3):
+        started = process_time()
+        for _ in range(loops):
+            call()
+        times.append((process_time() - started) / loops)
+    return statistics.median(times)
+
+
+def growth() -> None:
+    """Section 6: exponents from 100 to 10,000 calls, passing and with changed arguments."""
+    metrics: list[tuple[str, Evaluator]] = [
+        ("f1", create_tool_call_f1_evaluator()),
+        ("accuracy, any order", create_tool_call_accuracy_evaluator(strict_order=False)),
+        (
+            "accuracy, best pairing",
+            create_tool_call_accuracy_evaluator(strict_order=False, best_pairing=True),
+        ),
+    ]
+    print(f"\n== 6. growth {GROWTH_SIZES[0]} -> {GROWTH_SIZES[-1]} calls (CPU time, median)")
+    print(f"{'case':<44} " + " ".join(f"{n:>9}" for n in GROWTH_SIZES) + "  exponent")
+    pairs = {n: _pair(n, permute=True) for n in GROWTH_SIZES}
+    changed = {n: (pairs[n][0], _changed(pairs[n][1], n // 20)) for n in GROWTH_SIZES}
+    for title, evaluator in metrics:
+        for variant, inputs in (("passing", pairs), ("5 % args changed", changed)):
+            points = [(n, _cpu_median(_bound(evaluator, *inputs[n]), n)) for n in GROWTH_SIZES]
+            _growth_row(f"{title}, {variant}", points)
+    floor = []
+    for n in GROWTH_SIZES:
+        texts = [c["function"]["arguments"] for m in pairs[n][0] for c in m.get("tool_calls") or []]
+        floor.append((n, _cpu_median(lambda texts=texts: [json.loads(t) for t in texts], n)))
+    _growth_row("floor: json.loads of the output's arguments", floor, target=False)
+
+
+def _bound(evaluator: Evaluator, outputs: Any, reference: Any) -> Callable[[], object]:
+    return lambda: evaluator(outputs=outputs, reference_outputs=reference)
+
+
+def _growth_row(title: str, points: list[tuple[int, float]], *, target: bool = True) -> None:
+    b = _exponent(points)
+    status = ("PASS" if b <= GROWTH_TARGET else "MISS") if target else ""
+    times = " ".join(f"{t * 1000:7.1f}ms" for _, t in points)
+    print(f"{title:<44} {times}  b = {b:.2f} {status}")
 
 
 def _pair(n: int, *, permute: bool = False, changed: int = 0, extra: int = 0) -> tuple[Any, Any]:
@@ -148,4 +213,7 @@ def _pair(n: int, *, permute: bool = False, changed: int = 0, extra: int = 0) ->
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--growth"]:
+        growth()
+    else:
+        main()

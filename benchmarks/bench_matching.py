@@ -18,7 +18,11 @@ What it measures (median wall time per evaluator call, ``time.perf_counter``):
    messages in strict mode;
 8. the failing path and first-fit's quadratic case: every call's arguments changed (unordered),
    and identical output calls against references with distinct ids (subset args), at 1,000
-   calls and growing to 10,000 (fitted exponent).
+   calls and growing to 10,000 (fitted exponent);
+9. 100,000 calls, ours only: ``in_order`` against ``unordered`` on the same passing pair
+   (interleaved medians, ratio, target <= 1.5x), and the peak memory each evaluation adds
+   (``tracemalloc``, target <= +40 MB), then a failing ``unordered`` evaluation (one call's
+   arguments changed; target <= +60 MB).
 
 Both implementations are called through the same public API
 (``create_trajectory_match_evaluator(...)(outputs=..., reference_outputs=...)``) on the same
@@ -710,6 +714,52 @@ def case_hard_inputs(report: Report, reference: Subject, ours: Subject) -> None:
         print(report.COLUMNS.format("  exponent b", "", "", f"{exponent:.2f}", "", "<=1.2", status))
 
 
+LARGE = 100_000
+
+
+def _added_peak_mb(call: Callable[[], object]) -> float:
+    """The peak memory one call adds (``tracemalloc``, in MB), its result dropped first."""
+    import tracemalloc
+
+    call()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def case_large(report: Report, _reference: Subject, ours: Subject) -> None:
+    print(f"\n== 9. {LARGE:,} calls, ours only: in_order vs unordered, added peak memory")
+    pair = make_pair(LARGE, seed=909)
+    in_order = _caller(Config("in_order").build(ours.factory), pair)
+    unordered = _caller(Config("unordered").build(ours.factory), pair)
+    if in_order()["score"] is not True or unordered()["score"] is not True:
+        report.warning_row("100,000 calls: expected in_order and unordered to match")
+    in_order_s, unordered_s = time_pair(in_order, unordered)
+    assert unordered_s is not None
+    ratio = in_order_s / unordered_s
+    status = report.check("in_order / unordered at 100,000 calls", ratio, "<=", 1.5, "x")
+    print(
+        f"in_order {fmt_seconds(in_order_s)}, unordered {fmt_seconds(unordered_s)}: "
+        f"{ratio:.2f}x   target <=1.5x   {status}"
+    )
+    failing = _caller(Config("unordered").build(ours.factory), _with_last_call_changed(pair))
+    for name, call, target in (
+        ("in_order, passing", in_order, 40.0),
+        ("unordered, passing", unordered, None),
+        ("unordered, failing (one call changed)", failing, 60.0),
+    ):
+        added = _added_peak_mb(call)
+        if target is None:
+            print(f"{name}: +{added:.0f} MB peak")
+            continue
+        status = report.check(f"{name} at 100,000 calls, added peak", added, "<=", target, " MB")
+        print(f"{name}: +{added:.0f} MB peak   target <=+{target:g} MB   {status}")
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -728,6 +778,7 @@ def main() -> int:
     case_import(report, reference, ours)
     case_langchain(report, reference, ours)
     case_hard_inputs(report, reference, ours)
+    case_large(report, reference, ours)
     report.summary()
     print(f"(benchmark took {perf_counter() - start:.0f} s)")
     return 0
