@@ -82,6 +82,7 @@ bench: compile
 	$(BIN)/python benchmarks/bench_matchers.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_graph.py
+	$(BIN)/python benchmarks/bench_judges.py
 	$(BIN)/python benchmarks/bench_pytest_session.py
 	$(BIN)/python benchmarks/bench_html.py
 	$(BIN)/python benchmarks/bench_simulation.py

@@ -24,7 +24,7 @@ from typing import Any
 from ..._files import write_atomically
 from ...errors import JudgeCacheWarning
 
-__all__ = ["CACHE_MODES", "JudgeCache", "cache_key", "check_cache_mode"]
+__all__ = ["CACHE_MODES", "JudgeCache", "KeyMaker", "cache_key", "check_cache_mode"]
 
 CACHE_MODES = ("use", "refresh", "off")
 _VERSION = 1
@@ -43,16 +43,46 @@ def _fallback(value: Any) -> str:
     return f"<{type(value).__module__}.{type(value).__qualname__}>"
 
 
+def _canonical(value: Any) -> str:
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_fallback
+    )
+
+
 def cache_key(payload: Mapping[str, Any]) -> str:
     """The hex SHA-256 of ``payload`` as canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(
-        {"version": _VERSION, **payload},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=_fallback,
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_canonical({"version": _VERSION, **payload}).encode("utf-8")).hexdigest()
+
+
+# A string no payload holds: where the varying value goes in the constant part's JSON.
+_HOLE = "\x00agenttraj-cache-key-hole\x00"
+
+
+class KeyMaker:
+    """``cache_key({**constant, name: value})`` for many values, the same key to the bit, with
+    ``constant`` encoded and hashed once: a judge's model identity and schema do not change
+    between its evaluations, only the messages do."""
+
+    def __init__(self, constant: Mapping[str, Any], name: str) -> None:
+        if name in constant:
+            raise ValueError(f"{name!r} is a key of the constant part")
+        self._constant = dict(constant)
+        self._name = name
+        self._head: Any = None
+        self._tail = b""
+        text = _canonical({"version": _VERSION, **self._constant, name: _HOLE})
+        parts = text.split(_canonical(_HOLE))
+        if len(parts) == 2:  # else the constant part holds the hole's text: the slow way
+            self._head = hashlib.sha256(parts[0].encode("utf-8"))
+            self._tail = parts[1].encode("utf-8")
+
+    def __call__(self, value: Any) -> str:
+        if self._head is None:
+            return cache_key({**self._constant, self._name: value})
+        digest = self._head.copy()
+        digest.update(_canonical(value).encode("utf-8"))
+        digest.update(self._tail)
+        return str(digest.hexdigest())
 
 
 class _Warned:

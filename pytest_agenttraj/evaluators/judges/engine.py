@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import JudgeError
 from ..scope import current_scope
-from .cache import JudgeCache, cache_key
+from .cache import JudgeCache, KeyMaker
 from .deadline import CallTimedOut, call_within, submit
 from .model import JudgeModel, message_usage
 from .replies import ReplyError, ReplySpec, json_instructions, parse_json_reply
@@ -170,6 +170,7 @@ class Judge:
         self.timeout = check_timeout(timeout)
         self.decides = dict(decides or {})
         self._bound = _Bound(max_concurrency)
+        self._keys: KeyMaker | None = None
         # a directory given as cache= is one cache for the judge's life (warned of once)
         self._directory_cache = (
             JudgeCache(Path(cache)) if isinstance(cache, str | os.PathLike) else None
@@ -273,20 +274,29 @@ class Judge:
         cache = self._cache()
         if cache is None:
             return (yield from self._exchange(messages))
-        key = cache_key(
-            {
-                "model": self.model.identity(),
-                "messages": messages,
-                "schema": self.spec.schema,
-                **self.decides,
-            }
-        )
+        key = self._key(messages)
         stored = cache.get(key, check=self.spec.check)  # one it cannot use is a miss
         if stored is not None:
-            return Verdict(stored["answer"], self.model.label, "cache", cached=True)
+            return Verdict(stored["answer"], self._stored_label(stored), "cache", cached=True)
         verdict = yield from self._exchange(messages)
         cache.put(key, {"answer": verdict.answer, "model": verdict.model, "usage": verdict.usage})
         return verdict
+
+    def _key(self, messages: list[dict[str, Any]]) -> str:
+        """The cache key of ``messages``: everything else that decides the answer (the model's
+        identity, the schema, the settings) is encoded once per judge."""
+        if self._keys is None:
+            constant = {"model": self.model.identity(), "schema": self.spec.schema, **self.decides}
+            self._keys = KeyMaker(constant, "messages")
+        return self._keys(messages)
+
+    def _stored_label(self, stored: Mapping[str, Any]) -> str:
+        """The model's label for a cached answer, without making a model given as a string (the
+        entry names the model that answered)."""
+        label = stored.get("model")
+        if self.model.made or not isinstance(label, str):
+            return self.model.label
+        return label
 
     def _exchange(self, messages: list[dict[str, Any]]) -> Generator[Request, Any, Verdict]:
         structured = self.model.structured(self.spec.schema)

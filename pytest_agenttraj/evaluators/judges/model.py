@@ -1,7 +1,8 @@
 """The judge's chat model: a langchain-core ``BaseChatModel`` given as ``judge=``, or made from a
 ``"provider:model"`` string with langchain's ``init_chat_model`` when first needed. Its identity
-(class, type and parameters as langchain-core reports them) keys the cache. langchain-core is
-imported here, inside functions only."""
+keys the cache: for a model given, its class, type and parameters as langchain-core reports them;
+for a string, the string itself, so that an answer is found in the cache without making the model
+(no client, no API key). langchain-core is imported here, inside functions only."""
 
 from __future__ import annotations
 
@@ -147,6 +148,7 @@ class JudgeModel:
         self._spec = model
         self._lock = threading.Lock()
         self._identity: dict[str, Any] | None = None
+        self._label: str | None = None
         self._structured: dict[str, Any] = {}
 
     def __repr__(self) -> str:
@@ -163,14 +165,27 @@ class JudgeModel:
         return self._model
 
     @property
+    def made(self) -> bool:
+        """Whether the chat model exists yet (given, or made from the string)."""
+        return self._model is not None
+
+    @property
     def label(self) -> str:
-        return model_label(self.get())
+        """A short name for reports (``ChatOpenAI(gpt-4o-mini)``), worked out once."""
+        if self._label is None:
+            self._label = model_label(self.get())
+        return self._label
 
     def identity(self) -> dict[str, Any]:
+        """What keys the cache for this model, worked out once: the string a model is made
+        from, or the given model's class, type and parameters."""
         if self._identity is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # e.g. deprecated fields read by model_dump
-                self._identity = model_identity(self.get())
+            if self._spec is not None:
+                self._identity = {"init_chat_model": self._spec}
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # e.g. deprecated fields read by model_dump
+                    self._identity = model_identity(self.get())
         return self._identity
 
     @property

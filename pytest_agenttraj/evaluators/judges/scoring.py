@@ -30,18 +30,19 @@ class JudgeSteps(Protocol):
     def finish(self, verdict: Verdict, notes: Mapping[str, Any]) -> EvaluatorResult: ...
 
 
-def judge_settings(judge: Judge, steps: JudgeSteps) -> dict[str, Any]:
+def judge_settings(judge: Judge, steps: JudgeSteps, label: str | None = None) -> dict[str, Any]:
     """What decides a judge's answers, for the record of each evaluation it makes: the model's
-    name, and fingerprints of the model's parameters, the prompt, and the rest of what it is
-    told and must answer (few-shot examples, system message, topics, answer schema, choices).
-    Fingerprints only: a model's parameters may hold an API key."""
+    name (``label``, the answer's own: a cached answer names its model without making it), and
+    fingerprints of the model's parameters, the prompt, and the rest of what it is told and must
+    answer (few-shot examples, system message, topics, answer schema, choices). Fingerprints
+    only: a model's parameters may hold an API key."""
     told = {
         field.name: getattr(steps, field.name)
         for field in dataclasses.fields(steps)  # type: ignore[arg-type]  # steps are dataclasses
         if field.name not in ("key", "prompt")
     }
     return {
-        "model": judge.model.label,
+        "model": judge.model.label if label is None else label,
         "model_params": fingerprint(judge.model.identity(), length=8),
         "prompt": fingerprint(getattr(steps, "prompt", None), length=8),
         "setup": fingerprint({**told, "schema": judge.spec.schema, **judge.decides}, length=8),
@@ -85,7 +86,7 @@ class _Scoring:
         if current_scope() is None:
             return result
         if self._settings is None:
-            self._settings = judge_settings(self.judge, self.steps)
+            self._settings = judge_settings(self.judge, self.steps, verdict.model)
         report = JudgeReport(
             key=result["key"],
             score=result["score"],
