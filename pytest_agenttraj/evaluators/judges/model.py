@@ -10,8 +10,8 @@ import importlib
 import json
 import threading
 import warnings
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 __all__ = ["JudgeModel", "message_usage", "model_identity"]
 
@@ -150,6 +150,8 @@ class JudgeModel:
         self._identity: dict[str, Any] | None = None
         self._label: str | None = None
         self._structured: dict[str, Any] = {}
+        self._last_schema: Mapping[str, Any] | None = None
+        self._last_structured: Any = None
 
     def __repr__(self) -> str:
         return self.label if self._model is not None else f"model={self._spec!r}"
@@ -199,6 +201,8 @@ class JudgeModel:
     def structured(self, schema: Mapping[str, Any]) -> Any | None:
         """A runnable returning ``{"raw", "parsed", "parsing_error"}`` for ``schema`` through
         tool calling, or ``None`` when the model has none (``bind_tools`` not implemented)."""
+        if schema is self._last_schema:  # a judge asks with one schema object
+            return self._last_structured
         name = json.dumps(schema, sort_keys=True, default=str)
         if name not in self._structured:
             try:
@@ -206,7 +210,8 @@ class JudgeModel:
             except NotImplementedError:
                 runnable = None
             self._structured[name] = runnable
-        return self._structured[name]
+        self._last_schema, self._last_structured = schema, self._structured[name]
+        return self._last_structured
 
 
 def _structured(model: Any, schema: dict[str, Any]) -> Any:
@@ -223,12 +228,36 @@ def _structured(model: Any, schema: dict[str, Any]) -> Any:
     return model.with_structured_output(schema, include_raw=True)
 
 
+def _reader(parser: Any) -> Callable[[Any], Any]:
+    """How a reply is read with ``parser``. langchain-core's own output parsers read a message
+    as ``parse_result([ChatGeneration(message=...)])``, which their ``invoke`` does inside a
+    callback run of its own: most of the parser's cost, and a trace run of its own beside the
+    model's. Any other parser (one overriding ``invoke``, a plain runnable) is invoked."""
+    from langchain_core.messages import BaseMessage
+    from langchain_core.output_parsers import BaseGenerationOutputParser, BaseOutputParser
+    from langchain_core.outputs import ChatGeneration
+
+    if getattr(type(parser), "invoke", None) not in (
+        BaseOutputParser.invoke,
+        BaseGenerationOutputParser.invoke,
+    ):
+        return cast(Callable[[Any], Any], parser.invoke)
+
+    def read(raw: Any) -> Any:
+        if isinstance(raw, BaseMessage):
+            return parser.parse_result([ChatGeneration(message=raw)])
+        return parser.invoke(raw)
+
+    return read
+
+
 class _RawAndParsed:
     """``{"raw", "parsed", "parsing_error"}`` from a bound model and its output parser."""
 
     def __init__(self, bound: Any, parser: Any) -> None:
         self.bound = bound
         self.parser = parser
+        self._read = _reader(parser)
 
     def invoke(self, messages: Any) -> dict[str, Any]:
         return self._parse(self.bound.invoke(messages))
@@ -238,7 +267,7 @@ class _RawAndParsed:
 
     def _parse(self, raw: Any) -> dict[str, Any]:
         try:
-            parsed = self.parser.invoke(raw)
+            parsed = self._read(raw)
         except Exception as error:  # as include_raw=True does: kept, quoted in the retry
             return {"raw": raw, "parsed": None, "parsing_error": error}
         return {"raw": raw, "parsed": parsed, "parsing_error": None}
