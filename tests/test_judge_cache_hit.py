@@ -1,6 +1,7 @@
 """What a judge's cache hit does, counted: no model made, no model bound or called, no worker
-thread, and the prompt rendered once (for the key); and the key a judge computes piece by piece
-is the one ``cache_key`` gives for the whole."""
+thread, and the prompt rendered once (for the key); the key a judge computes piece by piece is
+the one ``cache_key`` gives for the whole; and judges of one model share its identity only while
+its fields are unchanged."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pytest_agenttraj import JudgeCache, create_trajectory_llm_as_judge
 from pytest_agenttraj.evaluators import scope
 from pytest_agenttraj.evaluators.judges import engine, trajectory
 from pytest_agenttraj.evaluators.judges.cache import KeyMaker, cache_key
+from pytest_agenttraj.evaluators.judges.model import model_identity, shared_identity
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +154,24 @@ def test_a_constant_holding_the_hole_still_gives_the_whole_payloads_key() -> Non
 def test_the_varying_name_cannot_be_in_the_constant_part() -> None:
     with pytest.raises(ValueError, match="'messages' is a key of the constant part"):
         KeyMaker({"messages": 1}, "messages")
+
+
+def test_judges_of_one_model_share_its_identity_until_a_field_changes(
+    weather_run: list[Any], tmp_path: Path
+) -> None:
+    model = RecordingModel([score_call(reasoning=str(n), score=True) for n in range(4)])
+    assert shared_identity(model) is shared_identity(model)  # worked out once
+    first = shared_identity(model)
+    assert first == model_identity(model)
+
+    def judged() -> Any:
+        judge = create_trajectory_llm_as_judge(judge=model, cache=JudgeCache(tmp_path))
+        return judge(outputs=weather_run)["metadata"]["cached"]
+
+    assert [judged(), judged()] == [False, True]
+    model.usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}  # a field set
+    assert shared_identity(model) is not first
+    assert judged() is False  # another model: another key
+    model.usage["total_tokens"] = 3  # changed in place
+    assert shared_identity(model) == model_identity(model)
+    assert judged() is False

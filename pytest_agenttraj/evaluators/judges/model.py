@@ -10,10 +10,11 @@ import importlib
 import json
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-__all__ = ["JudgeModel", "message_usage", "model_identity"]
+__all__ = ["JudgeModel", "message_usage", "model_identity", "shared_identity"]
 
 _EXTRA_HINT = "pip install 'pytest-agenttraj[judges]'"
 
@@ -84,6 +85,81 @@ def model_identity(model: Any) -> dict[str, Any]:
         fields = None
     identity["fields"] = _stable(fields)
     return identity
+
+
+class _Same:
+    """A value compared by identity in a snapshot (an object whose ``==`` may be costly or
+    missing)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    __hash__ = None  # type: ignore[assignment]  # compared, never hashed
+
+
+def _shape(value: Any, depth: int = 0) -> Any:
+    """``value`` as data that compares equal only while ``value`` is unchanged: plain values and
+    containers by content (with their types: ``1``, ``1.0`` and ``True`` differ), any other
+    object by identity."""
+    if value is None or isinstance(value, bool | int | float | str | bytes):
+        return (type(value), value)
+    if depth < 8 and isinstance(value, list | tuple):
+        return (type(value), tuple(_shape(item, depth + 1) for item in value))
+    if depth < 8 and isinstance(value, dict):
+        return (dict, tuple((key, _shape(item, depth + 1)) for key, item in value.items()))
+    return _Same(value)
+
+
+def _snapshot(model: Any) -> Any:
+    """What a model's fields hold now, cheaply (``None`` when it keeps them elsewhere)."""
+    try:
+        fields = vars(model)
+    except TypeError:
+        return None
+    extra = getattr(model, "__pydantic_extra__", None)
+    return (_shape(fields), _shape(extra) if isinstance(extra, dict) else None)
+
+
+_KNOWN: dict[int, tuple[weakref.ref[Any], Any, dict[str, Any]]] = {}
+_KNOWN_LOCK = threading.Lock()
+
+
+def shared_identity(model: Any) -> dict[str, Any]:
+    """``model_identity(model)``, worked out again only when the model's fields changed since
+    it was last worked out: the judges a test run makes for one model (one per test, through
+    the fixtures) share it. A field changed in place inside an object that is not a plain list
+    or dict goes unseen; a model changed that way is a new model to make."""
+    snapshot = _snapshot(model)
+    if snapshot is None:
+        return _identity_now(model)
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(id(model))
+    if known is not None and known[0]() is model and known[1] == snapshot:
+        return known[2]
+    identity = _identity_now(model)
+    key = id(model)
+
+    def forget(_gone: weakref.ref[Any]) -> None:
+        _KNOWN.pop(key, None)
+
+    try:
+        ref = weakref.ref(model, forget)
+    except TypeError:  # a model that cannot be referred to weakly is not kept
+        return identity
+    with _KNOWN_LOCK:
+        _KNOWN[key] = (ref, snapshot, identity)
+    return identity
+
+
+def _identity_now(model: Any) -> dict[str, Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. deprecated fields read by model_dump
+        return model_identity(model)
 
 
 def model_label(model: Any) -> str:
@@ -185,9 +261,7 @@ class JudgeModel:
             if self._spec is not None:
                 self._identity = {"init_chat_model": self._spec}
             else:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # e.g. deprecated fields read by model_dump
-                    self._identity = model_identity(self.get())
+                self._identity = shared_identity(self.get())
         return self._identity
 
     @property
