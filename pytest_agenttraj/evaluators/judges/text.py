@@ -1,18 +1,21 @@
 """Trajectories and graph threads as text a judge reads easily: one numbered line per message
 with its role, tool calls with their arguments as JSON, tool results named by the tool that
-produced them. Every input form the package accepts is read through ``to_trajectory``."""
+produced them. Every input form the package accepts is read through ``to_trajectory``. The graph
+code loads with the first thread formatted: a trajectory judge does not need it."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.graph import GraphPath, read_graph_steps
 from ...core.model import Message, ToolCall, Trajectory
 from ...core.normalize import to_trajectory
 from ...core.values import safe_repr
 from ...errors import TrajectoryFormatError
+
+if TYPE_CHECKING:
+    from ...core.graph import GraphPath
 
 __all__ = ["format_thread", "format_trajectory", "format_value", "thread_rows"]
 
@@ -94,6 +97,8 @@ def thread_rows(graph: Any, inputs: Any = None, *, side: str = "outputs") -> lis
     """A ``GraphTrajectory``'s invocations, checked: ``inputs`` (a list, or a dict with
     ``inputs``) overrides the trajectory's own ``inputs`` and must hold one entry per
     invocation."""
+    from ...core.graph import read_graph_steps
+
     steps = read_graph_steps(graph, side)
     results = graph.get("results") or []
     if isinstance(inputs, Mapping):
