@@ -10,7 +10,9 @@ timed is everything but the model's thinking.
    - ``ours``: ``create_trajectory_llm_as_judge(judge=model)`` (each model call under the default
      time bound, handed to a pooled worker thread);
    - ``ours, timeout=0``: the same without a time bound (the call made in the caller's thread);
-   - ``ours, cache hit``: the same with a ``JudgeCache`` holding the answer;
+   - ``ours, miss, stored``: the same with a ``JudgeCache`` and a new ``inputs`` each call, so
+     that every call asks the model and stores its answer (a first run, in one process);
+   - ``ours, cache hit``: the same with a ``JudgeCache`` holding the answer (a second run);
    - ``agentevals``: agentevals' ``create_trajectory_llm_as_judge(judge=model)``;
    - ``openevals``: openevals' ``create_llm_as_judge`` with its trajectory accuracy prompt;
    - ``model alone``: the structured model call itself
@@ -25,7 +27,8 @@ timed is everything but the model's thinking.
    the ``trajectory_judge`` fixture. ``first`` runs with the cache emptied, ``second`` right
    after it on the cache ``first`` filled; ``floor`` is the same tests without the judging and
    ``agentevals`` the same tests judged by agentevals. The judging's cost is a session's median
-   time minus the floor's; target: the second run's at most a third of the first's.
+   time minus the floor's (and, as a check on a loaded machine, the fastest run's: the least
+   disturbed); target: the second run's at most a third of the first's.
 
 The machine may be shared: a ratio moves with the load, compare ratios from one run, never
 times across runs. The exit status is 0 whatever the numbers.
@@ -36,6 +39,7 @@ Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_judges.py [--q
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import resource
 import shutil
@@ -73,13 +77,17 @@ def _judges(replies: int) -> tuple[dict[str, Callable[[], object]], list[Any]]:
     from pytest_agenttraj.evaluators.judges.replies import score_spec
 
     messages = weather_agent().invoke({"messages": [WEATHER_QUESTION]})["messages"]
-    models = [instant_model(replies) for _ in range(6)]
+    models = [instant_model(replies) for _ in range(7)]
     ours = create_trajectory_llm_as_judge(judge=models[0])
     untimed = create_trajectory_llm_as_judge(judge=models[1], timeout=0)
     cached = create_trajectory_llm_as_judge(
         judge=models[2], cache=JudgeCache(tempfile.mkdtemp(prefix="agenttraj-judge-bench-"))
     )
     cached(outputs=messages)  # the answer stored: every timed call is a hit
+    storing = create_trajectory_llm_as_judge(
+        judge=models[6], cache=JudgeCache(tempfile.mkdtemp(prefix="agenttraj-judge-bench-"))
+    )
+    case = itertools.count()  # a new input each call: every call a miss, its answer stored
     peer = agentevals_judge(judge=models[3])
     openevals = create_llm_as_judge(prompt=OPENEVALS_PROMPT, judge=models[4])
     structured = models[5].with_structured_output(dict(score_spec().schema))
@@ -88,6 +96,7 @@ def _judges(replies: int) -> tuple[dict[str, Callable[[], object]], list[Any]]:
     calls: dict[str, Callable[[], object]] = {
         "ours": lambda: ours(outputs=messages),
         "ours, timeout=0": lambda: untimed(outputs=messages),
+        "ours, miss, stored": lambda: storing(outputs=messages, inputs=f"case {next(case)}"),
         "ours, cache hit": lambda: cached(outputs=messages),
         "agentevals": lambda: peer(outputs=messages),
         "openevals": lambda: openevals(outputs=messages),
@@ -135,6 +144,11 @@ def case_per_judgment(rounds: int, per_block: int) -> None:
             f"    ours / agentevals {ratio:.2f}x   target <= {PEER_TARGET:g}x   {verdict};   "
             f"ours / openevals {medians['ours'] / medians['openevals']:.2f}x;   the time bound's "
             f"worker thread {(medians['ours'] - medians['ours, timeout=0']) * 1e6:+.0f} µs"
+        )
+        ratio = medians["ours, miss, stored"] / medians["ours, cache hit"]
+        verdict = "PASS" if ratio >= CACHE_TARGET else "MISS"
+        print(
+            f"    miss and store / cache hit {ratio:.2f}x   target >= {CACHE_TARGET:g}x   {verdict}"
         )
     del models
 
@@ -187,15 +201,16 @@ def write_project(root: Path, variant: str, files: int, per_file: int) -> None:
         )
 
 
-def run_session(cwd: Path, env: Mapping[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one pytest session; a failing one aborts the benchmark."""
+def run_session(cwd: Path, env: Mapping[str, str], expect: str = "") -> tuple[float, float]:
+    """Wall and CPU seconds of one pytest session; a failing one, or one whose output lacks
+    ``expect``, aborts the benchmark."""
     argv = [sys.executable, "-m", "pytest", "-q", "--trajectory-judge-cache=use"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     wall = perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    if done.returncode != 0 or expect not in done.stdout:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
@@ -229,15 +244,19 @@ def case_sessions(base: Path, env: Mapping[str, str], runs: int, tests: int) -> 
             "agentevals": run_session(base / "agentevals", env),
         }
         shutil.rmtree(ours / ".pytest_cache" / "d" / "agenttraj-judge", ignore_errors=True)
-        taken["first"] = run_session(ours, env)
+        taken["first"] = run_session(ours, env, f"judge: {count} calls, 0 cached")
         if _cache_entries(ours) != count:
             sys.exit(f"the first run stored {_cache_entries(ours)} answers, not {count}")
-        taken["second"] = run_session(ours, env)
+        taken["second"] = run_session(ours, env, f"judge: 0 calls, {count} cached")
         if round_number:
             for label, timing in taken.items():
                 samples[label].append(timing)
-    for what, index in (("wall", 0), ("cpu", 1)):
-        medians = {label: statistics.median(t[index] for t in v) for label, v in samples.items()}
+    for what, index, pick in (
+        ("wall", 0, statistics.median),
+        ("cpu", 1, statistics.median),
+        ("wall, fastest run", 0, min),
+    ):
+        medians = {label: pick(t[index] for t in v) for label, v in samples.items()}
         floor = medians["floor"]
         cost = {label: medians[label] - floor for label in ("agentevals", "first", "second")}
         shown = ", ".join(f"{label} {medians[label]:.3f} s" for label in medians)
