@@ -17,3 +17,10 @@ import pytest_agenttraj
 
 for _module in pkgutil.walk_packages(pytest_agenttraj.__path__, "pytest_agenttraj."):
     importlib.import_module(_module.name)
+
+# Property tests check answers, not speed: a deadline per example fails them on a loaded machine
+# (the suite runs its workers beside each other), which says nothing about the code.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("suite", deadline=None)
+_hypothesis_settings.load_profile("suite")

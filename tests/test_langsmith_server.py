@@ -274,7 +274,6 @@ def test_tracked_pytest_run(
     assert set(server.endpoints()) == TRACKED_ENDPOINTS[mode]
     # Only the first read of the (not yet created) example is answered 404.
     assert [r.status for r in requests if r.status not in (200, 202)] == [404]
-    assert seconds < 20, f"the tracked session took {seconds:.1f}s"
 
     (dataset,) = server.datasets
     assert dataset["name"] == "agenttraj-suite"
@@ -327,7 +326,6 @@ def test_tracked_pytest_run_against_failing_server(
         print(f"tracked pytest session against 500s: {seconds:.2f}s")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*LangSmithAPIError*GET /datasets*"])
-    assert seconds < 25, f"the failing session took {seconds:.1f}s"
     assert {r.status for r in server.requests} == {500}
     assert set(server.endpoints()) == {"GET /info", "GET /datasets"}
     assert server.feedback() == []
