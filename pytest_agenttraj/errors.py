@@ -8,6 +8,7 @@ from typing import Any
 __all__ = [
     "AgentTrajError",
     "BaselineError",
+    "CassetteError",
     "GraphTrajectoryFormatError",
     "InvalidMatcherError",
     "JudgeCacheWarning",
@@ -99,6 +100,11 @@ class GraphTrajectoryFormatError(TrajectoryFormatError):
 
 class ReferenceFileError(AgentTrajError, ValueError):
     """A reference file that cannot be used: names the file (and line) and what is wrong."""
+
+
+class CassetteError(ReferenceFileError):
+    """A cassette of recorded model calls that cannot be used (not UTF-8, too large, too deep,
+    not the shape the plugin writes): names the file, the call and the field."""
 
 
 class BaselineError(AgentTrajError, ValueError):

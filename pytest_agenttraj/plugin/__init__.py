@@ -15,6 +15,15 @@ from typing import Any
 import pytest
 
 from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from .cassette_store import (
+    CASSETTES,
+    STORE_NAME,
+    CassetteLedger,
+    UnusedCassettes,
+    add_cassette_options,
+    record_mode,
+    redactions,
+)
 from .collection import Collection
 from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
@@ -32,12 +41,15 @@ pytest_plugins = (
     "pytest_agenttraj.plugin.graded_fixtures",
     "pytest_agenttraj.gating",
     "pytest_agenttraj.integrations.langsmith",
+    "pytest_agenttraj.integrations.replay",
 )
 
 _REPORT_KEY = pytest.StashKey[ReportFile]()
 _UNUSED_KEY = pytest.StashKey[UnusedReferences]()
 _LEDGER_KEY = pytest.StashKey[LedgerOwner]()
 _COLLECTION_KEY = pytest.StashKey[Collection]()
+_CASSETTES_KEY = pytest.StashKey[UnusedCassettes]()
+_CASSETTE_LEDGER_KEY = pytest.StashKey[CassetteLedger]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -93,12 +105,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trajectory_prune_unused",
         action="store_true",
         default=False,
-        help="delete the reference files in trajectories/ folders that no test file under the "
+        help="delete the reference files in trajectories/ folders (and the cassettes in "
+        "cassettes/ folders) that no test file under the "
         "rootdir names; only a run that collected every test file there and ran every test "
         "deletes anything, any other says why it deleted nothing",
     )
     add_judge_options(parser, group)
     add_simulation_options(parser, group)
+    add_cassette_options(parser, group)
     parser.addini(
         "trajectory_mode", "default trajectory match mode (see --trajectory-mode)", default=""
     )
@@ -139,9 +153,21 @@ def pytest_configure(config: pytest.Config) -> None:
     session.show_summary = summary_setting(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
-    collection = Collection(config, {REFERENCES.folder: namer(REFERENCES, config.rootpath)})
+    mode = record_mode(config)
+    redactions(config)  # a bad pattern is a usage error before any test runs
+    collection = Collection(
+        config,
+        {
+            REFERENCES.folder: namer(REFERENCES, config.rootpath),
+            CASSETTES.folder: namer(CASSETTES, config.rootpath),
+        },
+    )
     config.stash[_COLLECTION_KEY] = collection
     config.pluginmanager.register(collection, "agenttraj-collection")
+    prune = bool(config.getoption("trajectory_prune_unused", default=False))
+    cassettes = UnusedCassettes(config, prune, collection)
+    config.stash[_CASSETTES_KEY] = cassettes
+    config.pluginmanager.register(cassettes, STORE_NAME)
     if session.is_worker:
         worker_ledger(config)
         return
@@ -149,10 +175,13 @@ def pytest_configure(config: pytest.Config) -> None:
         owner = LedgerOwner(config)
         config.stash[_LEDGER_KEY] = owner
         config.pluginmanager.register(owner, "agenttraj-update-ledger")
-    prune = bool(config.getoption("trajectory_prune_unused", default=False))
     unused = UnusedReferences(config, prune, session, collection)
     config.stash[_UNUSED_KEY] = unused
     config.pluginmanager.register(unused, "agenttraj-references")
+    if mode != "none":
+        ledger = CassetteLedger(config)
+        config.stash[_CASSETTE_LEDGER_KEY] = ledger
+        config.pluginmanager.register(ledger, "agenttraj-cassette-ledger")
     report_path = config.getoption("trajectory_report", default=None)
     if report_path:
         report = ReportFile(Path(config.invocation_params.dir, report_path), session)
@@ -164,8 +193,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     owner = config.stash.get(_LEDGER_KEY, None)
     if owner is not None:
         owner.close()
+    cassette_ledger = config.stash.get(_CASSETTE_LEDGER_KEY, None)
+    if cassette_ledger is not None:
+        cassette_ledger.close()
     keys: tuple[pytest.StashKey[Any], ...] = (
         _LEDGER_KEY,
+        _CASSETTE_LEDGER_KEY,
+        _CASSETTES_KEY,
         _UNUSED_KEY,
         _REPORT_KEY,
         _COLLECTION_KEY,

@@ -96,6 +96,7 @@ _ATTEMPT = pytest.StashKey[int | None]()
 _CONFLICT = pytest.StashKey[int]()
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
+_CASSETTE = "agent_cassette"
 _MARKER_ORIGIN = "marker"
 """The origin of the tool-usage checks the marker's rules make."""
 
@@ -189,6 +190,11 @@ class TrajectorySession:
         item.stash[_COUNTERS] = {}
         return records
 
+    @staticmethod
+    def attempt_of(item: pytest.Item) -> int | None:
+        """The attempt of a repeated test now running (from 1), ``None`` for any other."""
+        return item.stash.get(_ATTEMPT, None)
+
     def end_repeat(self, item: pytest.Item) -> None:
         if _ATTEMPT in item.stash:
             del item.stash[_ATTEMPT]
@@ -210,7 +216,11 @@ class TrajectorySession:
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
             references=ItemReferences(item, settings.reference, self._writer(item)),
             min_score=settings.min_score,
-            judge_cache=self.judge_cache,
+            # a test replaying its model calls replays its judges' too: a cached answer
+            # would leave a recorded call unused
+            judge_cache=None
+            if _CASSETTE in getattr(item, "fixturenames", ())
+            else self.judge_cache,
             judge_timeout=self.judge_timeout,
             ignore_keys=settings.ignore_keys,
             allow_empty=settings.allow_empty,

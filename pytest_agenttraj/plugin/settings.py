@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..core.usage import UsageRules
 
 __all__ = [
+    "CASSETTE_MARKER_HELP",
     "MARKERS",
     "MARKER_ARGS",
     "MARKER_HELP",
@@ -67,7 +68,12 @@ MARKER_HELP = (
     "required, forbidden, max_calls, max_total_calls, max_steps: tool-usage rules checked on "
     "every trajectory the test evaluates)"
 )
-MARKERS = (MARKER_HELP, SIMULATION_MARKER_HELP)
+CASSETTE_MARKER_HELP = (
+    "agent_cassette: replay this test's chat-model calls from cassettes/<test name>.yaml beside "
+    "the test file, as if it requested the agent_cassette fixture (on a function, class or "
+    "module); --trajectory-record=new|all records them"
+)
+MARKERS = (MARKER_HELP, SIMULATION_MARKER_HELP, CASSETTE_MARKER_HELP)
 """Every marker line the plugin registers at configure time; the documentation's reference page
 lists the markers from this tuple, so a marker registered elsewhere would be missing from it."""
 

@@ -51,6 +51,9 @@ ON_DEMAND = (
     "pytest_agenttraj.gating.step_summary",
     "pytest_agenttraj.core.usage",
     "pytest_agenttraj.core.matching.report",
+    "pytest_agenttraj.integrations.replay.intercept",
+    "pytest_agenttraj.references.cassette",
+    "pytest_agenttraj.core.replay",
 )
 
 PRINT_LOADED = f"""

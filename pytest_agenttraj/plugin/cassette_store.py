@@ -1,0 +1,208 @@
+"""Cassettes in the plugin: the record mode (``--trajectory-record``, ini ``trajectory_record``),
+the redactions applied to recorded content (ini ``trajectory_record_redact``), where a test's
+cassette lives (``cassettes/<test name>.yaml`` beside the test file, never outside the project
+root), the run's ledger that lets each cassette be written by one test only, and the files
+``--trajectory-prune-unused`` judges by the rule every kind of file shares. Nothing here
+imports langchain-core: the interception is :mod:`pytest_agenttraj.integrations.replay`."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..references.ledger import UpdateLedger
+from .collection import Collection
+from .reference_store import default_name
+from .unused_files import FileKind, UnusedFiles, Verdict
+
+__all__ = [
+    "CASSETTES",
+    "CASSETTE_FIXTURE",
+    "FOLDER",
+    "RECORD_MODES",
+    "STORE_NAME",
+    "CassetteLedger",
+    "UnusedCassettes",
+    "add_cassette_options",
+    "cassette_name",
+    "cassette_path",
+    "ledger_of",
+    "record_command",
+    "record_mode",
+    "redactions",
+    "uses_cassette",
+]
+
+FOLDER = "cassettes"
+CASSETTE_FIXTURE = "agent_cassette"
+RECORD_MODES = ("none", "new", "all")
+_OPTION = "--trajectory-record"
+_INI = "trajectory_record"
+_REDACT_INI = "trajectory_record_redact"
+_WORKER_KEY = "agenttraj_cassette_ledger"
+_LEDGER = pytest.StashKey[UpdateLedger]()
+_SENT_KEY = "agenttraj_cassettes"
+STORE_NAME = "agenttraj-cassettes"
+_MAX_NAME = 150
+
+
+def add_cassette_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
+    group.addoption(
+        _OPTION,
+        dest="trajectory_record",
+        default=None,
+        metavar="MODE",
+        help="chat-model calls of tests using agent_cassette: none (replay only, the default), "
+        "new (record the calls a cassette lacks), all (record every call again)",
+    )
+    parser.addini(_INI, f"record mode of agent cassettes (see {_OPTION})", default="")
+    parser.addini(
+        _REDACT_INI,
+        "regular expressions, one per line, whose matches in recorded content (messages, "
+        "tool arguments, answers) are written as [REDACTED]",
+        type="linelist",
+        default=[],
+    )
+
+
+def record_mode(config: pytest.Config) -> str:
+    """The run's record mode: the option, else the ini key, else ``none``."""
+    value = config.getoption("trajectory_record", default=None)
+    where = _OPTION
+    if value is None:
+        value, where = str(config.getini(_INI)).strip() or "none", f"ini {_INI}"
+    if value not in RECORD_MODES:
+        raise pytest.UsageError(
+            f"invalid {where} value {value!r}: use one of {', '.join(RECORD_MODES)}"
+        )
+    return str(value)
+
+
+def redactions(config: pytest.Config) -> tuple[re.Pattern[str], ...]:
+    """The ``trajectory_record_redact`` patterns, compiled (a bad one is a usage error)."""
+    patterns = []
+    for number, line in enumerate(config.getini(_REDACT_INI), 1):
+        if not line.strip():
+            continue
+        try:
+            patterns.append(re.compile(line.strip()))
+        except re.error as error:
+            raise pytest.UsageError(
+                f"invalid {_REDACT_INI} line {number} ({line.strip()!r}): {error}"
+            ) from None
+    return tuple(patterns)
+
+
+def uses_cassette(item: pytest.Item) -> bool:
+    """Whether ``item`` requests the cassette fixture or carries its marker."""
+    return CASSETTE_FIXTURE in getattr(item, "fixturenames", ()) or (
+        item.get_closest_marker(CASSETTE_FIXTURE) is not None
+    )
+
+
+def cassette_name(item: pytest.Item) -> str:
+    """``<test name>.yaml``, the test's parameters made safe for a file name (a name too long
+    for a file system is cut and given a hash of the whole)."""
+    name = default_name(item)
+    if len(name) <= _MAX_NAME:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{name[: _MAX_NAME - 18]}-{digest}.yaml"
+
+
+def cassette_path(item: pytest.Item) -> Path:
+    """Where the test's cassette is: in ``cassettes/`` beside the test file."""
+    return item.path.parent / FOLDER / cassette_name(item)
+
+
+def record_command(item: pytest.Item, mode: str = "all") -> str:
+    """The command that records ``item``'s cassette."""
+    return f"pytest --trajectory-record={mode} '{item.nodeid}'"
+
+
+class CassetteLedger:
+    """Registered on the controller of a run that records: a folder where each cassette the run
+    writes is claimed by one test, shared with pytest-xdist workers."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="agenttraj-cassettes-"))
+        config.stash[_LEDGER] = UpdateLedger(self.folder)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[_WORKER_KEY] = str(self.folder)
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def ledger_of(config: pytest.Config) -> UpdateLedger | None:
+    """The run's cassette ledger (a worker's is its controller's), ``None`` when not recording."""
+    ledger = config.stash.get(_LEDGER, None)
+    if ledger is None:
+        folder = getattr(config, "workerinput", {}).get(_WORKER_KEY)
+        if folder:
+            ledger = config.stash[_LEDGER] = UpdateLedger(Path(folder))
+    return ledger
+
+
+def _cassette_names(item: pytest.Item) -> Iterator[tuple[str, str]]:
+    if uses_cassette(item):
+        yield cassette_name(item), "its own cassette"
+
+
+CASSETTES = FileKind(FOLDER, (".yaml",), "cassette", _cassette_names)
+"""Cassettes: in ``cassettes/`` beside the tests."""
+
+
+class UnusedCassettes:
+    """Registered in every process: the cassettes the run's tests read and wrote (a worker sends
+    them to its controller), then, on the controller, the cassettes beside the test files
+    judged by the rule of reference files (a test that uses the cassette fixture or marker
+    names its own, a string in a test file names one), the unused ones deleted under
+    ``--trajectory-prune-unused``."""
+
+    def __init__(self, config: pytest.Config, prune: bool, collection: Collection) -> None:
+        self.config = config
+        self.prune = prune
+        self.rule = UnusedFiles(config, CASSETTES, collection)
+        self.used: set[str] = set()
+        self.written: dict[str, int] = {}
+        self.verdict: Verdict | None = None
+
+    def wrote(self, name: str, calls: int) -> None:
+        """A test wrote the cassette ``name`` (relative to the rootdir) with ``calls`` calls."""
+        self.used.add(name)
+        self.written[name] = calls
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:  # noqa: ARG002
+        sent = getattr(node, "workeroutput", {}).get(_SENT_KEY)
+        if isinstance(sent, dict):
+            self.used.update(sent["used"])
+            self.written.update(sent["written"])
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if hasattr(self.config, "workerinput"):
+            sent = {"used": sorted(self.used), "written": self.written}
+            self.config.workeroutput[_SENT_KEY] = sent  # type: ignore[attr-defined]
+            return
+        self.verdict = self.rule.judge(session, exitstatus, self.used, explain=self.prune)
+        if self.prune and self.verdict.checked:
+            self.rule.prune(self.verdict)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        write = terminalreporter.write_line
+        for name, calls in sorted(self.written.items()):
+            write(f"agenttraj: recorded cassette {name} ({calls} call(s))", yellow=True)
+        if self.verdict is not None:
+            for line, warning in self.rule.lines(self.verdict, prune=self.prune):
+                write(line, yellow=warning)
