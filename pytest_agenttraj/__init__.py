@@ -31,6 +31,9 @@ if TYPE_CHECKING:
         GraphTrajectoryMismatch as GraphTrajectoryMismatch,
         assert_graph_trajectory as assert_graph_trajectory,
     )
+    from .assertions.replay import (
+        ReplayMismatch as ReplayMismatch,
+    )
     from .assertions.scenario import (
         TurnCheckFailed as TurnCheckFailed,
         run_scenario as run_scenario,
@@ -93,6 +96,7 @@ if TYPE_CHECKING:
     )
     from .errors import (
         AgentTrajError as AgentTrajError,
+        CassetteError as CassetteError,
         GraphTrajectoryFormatError as GraphTrajectoryFormatError,
         InvalidMatcherError as InvalidMatcherError,
         JudgeCacheWarning as JudgeCacheWarning,

@@ -519,3 +519,84 @@ def test_two_tests_of_one_name_cannot_record_one_cassette(
     result.stdout.fnmatch_lines(
         ["*cassettes/test_same.yaml is the cassette of test_twins.py::TestA::test_same too*"]
     )
+
+
+FLAKY_TEST = """
+import itertools
+import pytest
+from conftest import provider
+
+ATTEMPT = itertools.count(1)
+
+
+@pytest.mark.trajectory(repeat=3, pass_rule="majority")
+def test_flaky(agent_cassette):
+    # the "provider" answers differently each attempt; the second answer is wrong
+    answer = provider([f"answer {next(ATTEMPT)}"]).invoke("same question").text
+    assert answer in ("answer 1", "answer 3")
+"""
+
+
+def test_each_attempt_of_a_repeated_test_replays_its_own_recording(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
+) -> None:
+    inner.makepyfile(test_flaky=FLAKY_TEST)
+    recorded = _record(inner, monkeypatch, *plugin_args)
+    recorded.assert_outcomes(passed=1)
+    recorded.stdout.fnmatch_lines(["*2 of 3 attempts passed*"])
+    attempts = _cassette(inner, "test_flaky.yaml")["attempts"]
+    answers = [[c["response"]["content"] for c in a["calls"]] for a in attempts]
+    assert answers == [["answer 1"], ["answer 2"], ["answer 3"]]
+    replayed = inner.runpytest(*plugin_args)
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines(["*2 of 3 attempts passed*"])
+    # more attempts than were recorded: the fourth has no recording
+    inner.makepyfile(test_flaky=FLAKY_TEST.replace("repeat=3", "repeat=4"))
+    more = inner.runpytest(*plugin_args, "-rA")
+    more.stdout.fnmatch_lines(
+        ["*No recording in cassettes/test_flaky.yaml (attempt 4): it holds 3 attempt(s)*"]
+    )
+
+
+def test_prune_unused_deletes_cassettes_no_test_uses(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    inner.makepyfile(test_weather=WEATHER_TEST)
+    _record(inner, monkeypatch).assert_outcomes(passed=1)
+    orphan = inner.path / "cassettes" / "test_removed_long_ago.yaml"
+    orphan.write_text('{"calls": []}\n', encoding="utf-8")
+    listed = inner.runpytest()
+    listed.assert_outcomes(passed=1)
+    listed.stdout.fnmatch_lines(
+        [
+            "agenttraj: 1 cassette file(s) no test used (--trajectory-prune-unused deletes them):",
+            "    cassettes/test_removed_long_ago.yaml",
+        ]
+    )
+    selected = inner.runpytest("--trajectory-prune-unused", "-k", "weather")
+    selected.stdout.fnmatch_lines(["agenttraj: unused cassettes were not checked*"])
+    assert orphan.exists()
+    pruned = inner.runpytest("--trajectory-prune-unused")
+    pruned.assert_outcomes(passed=1)
+    pruned.stdout.fnmatch_lines(["agenttraj: deleted unused cassette cassettes/test_removed*"])
+    assert not orphan.exists()
+    assert (inner.path / "cassettes" / "test_weather.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("calls: &c [*c]\n", "*test_weather.yaml:1: anchors and aliases (&name, *name) are not*"),
+        ('{"calls": [{"model": "M"}]}', "*test_weather.yaml: calls?0?.request: a mapping*"),
+    ],
+)
+def test_a_bad_cassette_fails_the_test_naming_the_file(
+    inner: pytest.Pytester, text: str, problem: str
+) -> None:
+    inner.makepyfile(test_weather=WEATHER_TEST)
+    (inner.path / "cassettes").mkdir()
+    (inner.path / "cassettes" / "test_weather.yaml").write_text(text, encoding="utf-8")
+    result = inner.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([problem])
