@@ -86,6 +86,7 @@ bench: compile
 	$(BIN)/python benchmarks/bench_pytest_session.py
 	$(BIN)/python benchmarks/bench_html.py
 	$(BIN)/python benchmarks/bench_simulation.py
+	$(BIN)/python benchmarks/bench_replay.py
 
 clean:
 	rm -rf $(VENV) $(RAGAS_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

@@ -6,7 +6,9 @@
 4. baseline gating: a scoring suite's report from "main", then a run with a regressed agent
    whose tests all pass but whose session fails against that baseline;
 5. a support agent refusing a refund over three turns, to a scripted customer and to a
-   simulated one (an LLM persona, a scripted model standing in).
+   simulated one (an LLM persona, a scripted model standing in);
+6. record/replay: an agent replayed from the cassette it ships (no provider asked), then the
+   same agent with a changed system prompt, to show the request diff (this session must fail).
 
 Exits non-zero if any session does not end as described.
 """
@@ -47,6 +49,21 @@ def _pytest(*args: str, env: dict[str, str] | None = None) -> int:
     prefix = "".join(f"{name}={value} " for name, value in (env or {}).items())
     print(f"$ {prefix}pytest " + " ".join(args), flush=True)
     return subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}).returncode
+
+
+def _replay() -> list[str]:
+    """Session 6: the recorded agent replays; with another prompt its request diff shows."""
+    problems = []
+    _banner("6. Record/replay: the agent's model calls come from its cassette; a changed prompt")
+    if _pytest("examples/replay", "-v") != 0:
+        problems.append("the recorded agent should replay from its cassette and pass")
+    code = _pytest(
+        "examples/replay",
+        env={"AGENTTRAJ_DEMO_PROMPT": "You are a cheerful weather assistant who loves puns."},
+    )
+    if code != 1:
+        problems.append(f"the changed prompt should fail the replay (exit 1), it exited {code}")
+    return problems
 
 
 def main() -> int:
@@ -95,12 +112,14 @@ def main() -> int:
     if _pytest("examples/test_support_conversation.py", "-v") != 0:
         problems.append("the conversation examples should pass")
 
+    problems += _replay()
+
     _banner("Done")
     if problems:
         for problem in problems:
             print(f"demo: UNEXPECTED: {problem}")
         return 1
-    print("demo: every session ended as expected (the failures in 3 and 4 are intended).")
+    print("demo: every session ended as expected (the failures in 3, 4 and 6 are intended).")
     print(f"demo: the JSON report of session 1 is at {ROOT / '.demo' / 'report.json'}")
     for name in ("report", "regression", "scoring"):
         print(f"demo: an HTML page of the run: {ROOT / '.demo' / name}.html")

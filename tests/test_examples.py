@@ -33,3 +33,6 @@ def test_the_demo_sessions_end_as_described() -> None:
     assert "- location_code: 'location-123'" in out
     # and the baseline session names the regression
     assert "REGRESSED: examples/scoring/test_agent_scores.py::test_weather_agent_score" in out
+    # and the replayed agent's changed prompt shows the request diff
+    assert '    - recorded "You are a concise weather assistant."' in out
+    assert "If the change is intended, record the test again:" in out

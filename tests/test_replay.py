@@ -119,6 +119,45 @@ def test_a_cassette_reads_back_what_was_written(tmp_path: Path) -> None:
     assert len(load_cassette(path).attempts) == 2
 
 
+def test_a_conversation_is_written_once_and_read_back_whole(tmp_path: Path) -> None:
+    first = _call("a")
+    second = _call("b")
+    second["request"] = _request()
+    second["request"]["messages"] += [
+        {"role": "ai", "content": "a"},
+        {"role": "human", "content": "?"},
+    ]
+    text = dump_cassette([[first, second]], test="t", record="r")
+    written = json.loads(text)["calls"][1]["request"]
+    assert written["continues"] == 1
+    assert written["messages"] == [
+        {"role": "ai", "content": "a"},
+        {"role": "human", "content": "?"},
+    ]
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    assert load_cassette(path).attempts[0][1]["request"] == second["request"]
+    path.write_text(text.replace('"continues": 1', '"continues": 2'))
+    with pytest.raises(CassetteError, match=r"calls\[1\].request.continues: 2 is not the number"):
+        load_cassette(path)
+
+
+def test_a_call_nested_too_deep_fails_when_it_is_replayed(tmp_path: Path) -> None:
+    deep: Any = "x"
+    for _ in range(120):
+        deep = {"a": deep}
+    call = _call()
+    call["request"]["params"] = {"response_format": deep}
+    path = tmp_path / "c.yaml"
+    path.write_text(dump_cassette([[call]], test="t", record="r"))
+    calls = load_cassette(path).attempts[0]  # the call is checked when first used
+    recorder = Recorder(mode="none", recorded=calls, cassette="c.yaml", test="t", command="c")
+    with pytest.raises(ReplayMismatch) as raised:
+        recorder.replayed("M", _request())
+    assert raised.value.report.problem == "invalid"
+    assert "c.yaml: call 1: values nest more than 100 levels deep" in str(raised.value)
+
+
 def test_a_hand_written_yaml_cassette_reads(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text(

@@ -2,15 +2,18 @@
 to be replayed without a provider.
 
 A cassette is untrusted input, read like a reference file: at most ``MAX_BYTES``, UTF-8, values
-nested at most ``MAX_DEPTH`` deep, YAML with the safe loader and no aliases; every problem is a
-``CassetteError`` naming the file, the call and the field. The plugin writes JSON (which is
+nested at most ``MAX_DEPTH`` deep (in a JSON cassette, each call is checked when first used),
+YAML with the safe loader and no aliases; every problem is a ``CassetteError`` naming the file,
+the call and the field. The plugin writes JSON (which is
 YAML, so one reader takes what it writes and what a person writes by hand), indented, keys in a
 fixed order, atomically; JSON reads in a few milliseconds where YAML would take a second for a
 thousand calls.
 
 The document: ``cassette`` (the format, 1), ``test`` (the test's id), ``record`` (the command
 that records it again), and ``calls`` (one attempt) or ``attempts`` (a repeated test: a list of
-``{"calls": [...]}``, one per attempt). A call is ``{"model", "request", "response"}``.
+``{"calls": [...]}``, one per attempt). A call is ``{"model", "request", "response"}``; a
+request whose messages begin with all of an earlier call's may say so (``continues: N``, the
+earlier call's number from 1) and list only the messages after them.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ from typing import Any
 
 from .._files import write_atomically
 from ..errors import CassetteError, ReferenceFileError
-from .reading import MAX_DEPTH, _check_depth, _parse_yaml
+from .reading import MAX_DEPTH, _parse_yaml
 
 __all__ = [
     "FORMAT",
     "MAX_BYTES",
     "CassetteFile",
+    "check_call",
     "dump_cassette",
     "load_cassette",
     "write_cassette",
@@ -69,6 +73,36 @@ def _text(path: Path) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _depth(data: Any, *, calls: bool = True) -> int:
+    """How deep ``data``'s containers nest (``data`` itself at 0), without recursion; only
+    containers are visited. With ``calls=False`` the calls of a document are left out: each is
+    checked when it is first used (``check_call``), so that loading a thousand calls costs no
+    walk through every value."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(value, dict):
+            children: Any = value.values()
+            if not calls and depth <= 2:  # the document, or one attempt of it
+                children = [v for k, v in value.items() if k != "calls"]
+        else:
+            children = value
+        stack.extend((child, depth + 1) for child in children if type(child) in _CONTAINERS)
+    return deepest
+
+
+def check_call(call: Mapping[str, Any], where: str) -> None:
+    """Refuse a call whose values nest more than ``MAX_DEPTH`` deep (counted from the document,
+    in which a call sits three or five levels down); ``where`` names the call in the error."""
+    if _depth(dict(call)) + 5 > MAX_DEPTH:
+        raise CassetteError(f"{where}: values nest more than {MAX_DEPTH} levels deep")
+
+
+_CONTAINERS = (dict, list)
+
+
 def _document(path: Path, text: str) -> Any:
     if text.lstrip().startswith("{"):
         try:
@@ -78,10 +112,8 @@ def _document(path: Path, text: str) -> Any:
         except RecursionError:
             raise CassetteError(f"{path}: values nest more than {MAX_DEPTH} levels deep") from None
         else:
-            try:
-                _check_depth(path, data)
-            except ReferenceFileError as error:
-                raise CassetteError(str(error).replace("a reference file", "a cassette")) from None
+            if _depth(data, calls=False) > MAX_DEPTH:
+                raise CassetteError(f"{path}: values nest more than {MAX_DEPTH} levels deep")
             return data
     try:
         return _parse_yaml(path, text)[0]
@@ -91,36 +123,56 @@ def _document(path: Path, text: str) -> Any:
         raise CassetteError(str(error).replace("reference file", "cassette")) from None
 
 
+def _continued(
+    calls: list[Any], index: int, request: Mapping[str, Any], place: str
+) -> dict[str, Any]:
+    """A request written as ``continues: N`` (its messages start with all of call N's) with
+    those messages in place."""
+    earlier = request["continues"]
+    if isinstance(earlier, bool) or not isinstance(earlier, int) or not 1 <= earlier <= index:
+        raise CassetteError(
+            f"{place}.request.continues: {earlier!r} is not the number of an earlier call "
+            f"(1 to {index})"
+        )
+    full = {key: value for key, value in request.items() if key != "continues"}
+    full["messages"] = [*calls[earlier - 1]["request"]["messages"], *request["messages"]]
+    return full
+
+
+def _check_call(calls: list[Any], index: int, place: str) -> None:
+    """Check the call at ``index``, putting a ``continues`` request's messages in place."""
+    call = calls[index]
+    if not isinstance(call, Mapping):
+        raise CassetteError(f"{place}: a call is a mapping of {', '.join(_CALL_KEYS)}")
+    unknown = sorted(map(str, set(call) - set(_CALL_KEYS)))
+    if unknown:
+        raise CassetteError(f"{place}: unknown key(s) {', '.join(unknown)}")
+    if not isinstance(call.get("model"), str):
+        raise CassetteError(f"{place}.model: the model's name (text) is missing")
+    request, response = call.get("request"), call.get("response")
+    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+        raise CassetteError(f"{place}.request: a mapping with a 'messages' list is missing")
+    if "continues" in request:
+        calls[index] = {**call, "request": _continued(calls, index, request, place)}
+    if not isinstance(response, Mapping):
+        raise CassetteError(f"{place}.response: a mapping (content, tool_calls) is missing")
+    if not isinstance(response.get("content", ""), str | list):
+        raise CassetteError(f"{place}.response.content: text or a list of content blocks")
+    tool_calls = response.get("tool_calls", [])
+    if not isinstance(tool_calls, list) or not all(
+        isinstance(c, Mapping)
+        and isinstance(c.get("name"), str)
+        and isinstance(c.get("args", {}), Mapping)
+        for c in tool_calls
+    ):
+        raise CassetteError(f"{place}.response.tool_calls: a list of {{name, args, id}} mappings")
+
+
 def _calls(path: Path, calls: Any, where: str) -> tuple[Mapping[str, Any], ...]:
     if not isinstance(calls, list):
         raise CassetteError(f"{path}: {where} must be a list of calls, got {type(calls).__name__}")
-    for index, call in enumerate(calls):
-        place = f"{path}: {where}[{index}]"
-        if not isinstance(call, Mapping):
-            raise CassetteError(f"{place}: a call is a mapping of {', '.join(_CALL_KEYS)}")
-        unknown = sorted(map(str, set(call) - set(_CALL_KEYS)))
-        if unknown:
-            raise CassetteError(f"{place}: unknown key(s) {', '.join(unknown)}")
-        if not isinstance(call.get("model"), str):
-            raise CassetteError(f"{place}.model: the model's name (text) is missing")
-        request, response = call.get("request"), call.get("response")
-        if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
-            raise CassetteError(f"{place}.request: a mapping with a 'messages' list is missing")
-        if not isinstance(response, Mapping):
-            raise CassetteError(f"{place}.response: a mapping (content, tool_calls) is missing")
-        content = response.get("content", "")
-        if not isinstance(content, str | list):
-            raise CassetteError(f"{place}.response.content: text or a list of content blocks")
-        tool_calls = response.get("tool_calls", [])
-        if not isinstance(tool_calls, list) or not all(
-            isinstance(c, Mapping)
-            and isinstance(c.get("name"), str)
-            and isinstance(c.get("args", {}), Mapping)
-            for c in tool_calls
-        ):
-            raise CassetteError(
-                f"{place}.response.tool_calls: a list of {{name, args, id}} mappings"
-            )
+    for index in range(len(calls)):
+        _check_call(calls, index, f"{path}: {where}[{index}]")
     return tuple(calls)
 
 
@@ -154,13 +206,31 @@ def load_cassette(path: Path) -> CassetteFile:
 def dump_cassette(
     attempts: Sequence[Sequence[Mapping[str, Any]]], *, test: str, record: str
 ) -> str:
-    """The text of a cassette holding ``attempts`` (one list of calls per attempt)."""
+    """The text of a cassette holding ``attempts`` (one list of calls per attempt). A request
+    whose messages start with all of the previous same model's call's is written as
+    ``continues: N`` and the messages after those: a conversation's history once, not once per
+    call."""
     document: dict[str, Any] = {"cassette": FORMAT, "test": test, "record": record}
     if len(attempts) == 1:
-        document["calls"] = [dict(call) for call in attempts[0]]
+        document["calls"] = _compact(attempts[0])
     else:
-        document["attempts"] = [{"calls": [dict(c) for c in calls]} for calls in attempts]
-    return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
+        document["attempts"] = [{"calls": _compact(calls)} for calls in attempts]
+    return json.dumps(document, indent=1, ensure_ascii=False, default=str) + "\n"
+
+
+def _compact(calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    written: list[dict[str, Any]] = []
+    last: dict[str, tuple[int, list[Any]]] = {}  # model: (its last call's number, messages)
+    for number, call in enumerate(calls, 1):
+        request = dict(call["request"])
+        messages = list(request.get("messages", ()))
+        before = last.get(call["model"])
+        if before is not None and before[1] and messages[: len(before[1])] == before[1]:
+            rest = messages[len(before[1]) :]
+            request = {"continues": before[0], **request, "messages": rest}
+        last[call["model"]] = (number, messages)
+        written.append({"model": call["model"], "request": request, "response": call["response"]})
+    return written
 
 
 def write_cassette(

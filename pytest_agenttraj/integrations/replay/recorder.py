@@ -18,6 +18,8 @@ from typing import Any
 
 from ...assertions.replay import ReplayMismatch, replay_mismatch
 from ...core.replay import Difference, ReplayReport, request_differences, request_key
+from ...errors import CassetteError
+from ...references.cassette import check_call
 
 __all__ = ["RECORD_MODES", "Recorder"]
 
@@ -28,6 +30,7 @@ RECORD_MODES = ("none", "new", "all")
 class _Entry:
     call: Mapping[str, Any]
     position: int
+    cassette: str
     used: bool = False
     _key: str | None = None
 
@@ -37,7 +40,9 @@ class _Entry:
 
     @property
     def key(self) -> str:
+        """The request's key; the call is checked (depth) before anything reads it."""
         if self._key is None:
+            check_call(self.call, f"{self.cassette}: call {self.position}")
             self._key = request_key(self.call["request"])
         return self._key
 
@@ -63,7 +68,9 @@ class Recorder:
 
     def __post_init__(self) -> None:
         if self.mode != "all" and self.recorded is not None:
-            self._entries = [_Entry(call, n + 1) for n, call in enumerate(self.recorded)]
+            self._entries = [
+                _Entry(call, n + 1, self.cassette) for n, call in enumerate(self.recorded)
+            ]
 
     def _report(self, problem: str, **fields: Any) -> ReplayMismatch:
         report = ReplayReport(
@@ -88,15 +95,19 @@ class Recorder:
             if self.mode == "all":
                 return None
             key = request_key(request)
-            for entry in self._entries:
-                if not entry.used and entry.model == model and entry.key == key:
-                    entry.used = True
-                    self.made.append(dict(entry.call))
-                    response: Mapping[str, Any] = entry.call["response"]
-                    return response
-            if self.mode == "new":
-                return None
-            raise self._unmatched(model, request, number)
+            try:
+                for entry in self._entries:
+                    if not entry.used and entry.model == model and entry.key == key:
+                        entry.used = True
+                        self.made.append(dict(entry.call))
+                        response: Mapping[str, Any] = entry.call["response"]
+                        return response
+                if self.mode == "new":
+                    return None
+                mismatch = self._unmatched(model, request, number)
+            except CassetteError as error:
+                mismatch = self._report("invalid", model=model, call=number, detail=str(error))
+            raise mismatch
 
     def _unmatched(self, model: str, request: dict[str, Any], number: int) -> ReplayMismatch:
         if self.recorded is None:
@@ -111,6 +122,7 @@ class Recorder:
             differences.append(Difference("model", due.model, model))
         if due is None:
             return self._report("extra", model=model, call=number, live=request)
+        _ = due.key  # checked before its request is compared
         differences += request_differences(due.call["request"], request)
         return self._report(
             "differs",
