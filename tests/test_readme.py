@@ -53,6 +53,7 @@ ON_QUICK_START = {
 TEST_FILES = {
     "graph reference file": "def test_fan_out_by_marker(graph_trajectory_evaluator):",
     "simulate fixture": "def test_refund_refused_by_script(simulate):",
+    "record and replay": "def test_support_agent():",
 }
 FRAGMENTS = {
     "reference files (uses the reader's run_agent)": 'assert_trajectory(result["messages"], "weat',
@@ -261,6 +262,25 @@ def test_simulate_fixture_writes_then_holds_its_reference_conversations(
     shown = yaml_block("# trajectories/test_refund_refused_by_script.yaml")
     assert written.read_text(encoding="utf-8") == shown.split("\n", 1)[1]
     project.runpytest().assert_outcomes(passed=3)
+
+
+def test_record_and_replay_shows_the_diff_shown(project: pytest.Pytester) -> None:
+    found = block(TEST_FILES["record and replay"])
+    project.makepyfile(test_support_agent=found.code)
+    project.runpytest("--trajectory-record=new").assert_outcomes(passed=1)
+    assert (project.path / "cassettes" / "test_support_agent.yaml").is_file()
+    project.runpytest().assert_outcomes(passed=1)
+    changed = found.code.replace('"You are brief."', '"You are brief and polite."')
+    project.makepyfile(test_support_agent=changed)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    page = found.page.read_text(encoding="utf-8")
+    shown_block = re.search(r"^```\n(Call 1 to .*?)^```", page, re.S | re.M)
+    assert shown_block, f"{found.page}: the failure is not shown"
+    shown = shown_block.group(1).splitlines()
+    printed = [line.rstrip() for line in result.outlines]
+    first = printed.index(shown[0])
+    assert printed[first : first + len(shown)] == shown
 
 
 def yaml_block(first_line: str) -> str:
