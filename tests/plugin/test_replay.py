@@ -600,3 +600,32 @@ def test_a_bad_cassette_fails_the_test_naming_the_file(
     result = inner.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([problem])
+
+
+def test_an_agent_that_swallows_the_mismatch_still_fails_with_it(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner.makepyfile(
+        test_swallow="""
+        import os
+        from conftest import provider
+
+        def test_swallow(agent_cassette):
+            try:
+                answer = provider(["fine"]).invoke(os.environ.get("QUESTION", "hello")).text
+            except Exception:
+                answer = "fine"  # an agent that retries or falls back on any error
+            assert answer == "fine"
+        """
+    )
+    _record(inner, monkeypatch).assert_outcomes(passed=1)
+    monkeypatch.setenv("QUESTION", "goodbye")
+    result = inner.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "Call 1 to ScriptedChatModel differs from the recorded one in *",
+            "  message 0 (human).content:",
+            "FAILED test_swallow.py::test_swallow - pytest_agenttraj.ReplayMismatch: *",
+        ]
+    )
