@@ -103,7 +103,13 @@ def test_a_recorded_agent_replays_without_its_provider(
     inner.makepyfile(test_weather=WEATHER_TEST)
     recorded = _record(inner, monkeypatch, *plugin_args)
     recorded.assert_outcomes(passed=1)
-    recorded.stdout.fnmatch_lines(["agenttraj: recorded cassette cassettes/test_weather.yaml*"])
+    recorded.stdout.fnmatch_lines(
+        [
+            "agenttraj: record=all (chat-model calls are recorded)",
+            "*",
+            "agenttraj: recorded cassette cassettes/test_weather.yaml*",
+        ]
+    )
     cassette = _cassette(inner, "test_weather.yaml")
     calls = cassette["calls"]
     assert len(calls) == 2

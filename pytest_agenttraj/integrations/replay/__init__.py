@@ -71,6 +71,12 @@ class AgentCassette:
         return self.mode != "none"
 
 
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """``agenttraj: record=new`` when the run records model calls (replay says nothing)."""
+    mode = record_mode(config)
+    return None if mode == "none" else f"agenttraj: record={mode} (chat-model calls are recorded)"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test carrying the ``agent_cassette`` marker (its own, its class's or its module's)
     uses the fixture."""
