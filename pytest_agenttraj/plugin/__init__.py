@@ -42,6 +42,7 @@ pytest_plugins = (
     "pytest_agenttraj.gating",
     "pytest_agenttraj.integrations.langsmith",
     "pytest_agenttraj.integrations.replay",
+    "pytest_agenttraj.integrations.traces.fixture",
 )
 
 _REPORT_KEY = pytest.StashKey[ReportFile]()
