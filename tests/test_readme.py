@@ -37,6 +37,7 @@ SCRIPTS = {
     "graded metrics": 'assert result["metadata"]["calls"][1]["differing_args"]',
     "scripted chat model": 'lambda request: f"It\'s {request.last_tool_message.content} in SF."',
     "simulation, in brief": "run_multiturn_simulation(app=support_agent(), user=customer, max",
+    "spans outside pytest": 'tracer = provider.get_tracer("spans-outside-pytest")',
 }
 PRINTS = {
     "modes, openevals' names",
@@ -54,6 +55,8 @@ TEST_FILES = {
     "graph reference file": "def test_fan_out_by_marker(graph_trajectory_evaluator):",
     "simulate fixture": "def test_refund_refused_by_script(simulate):",
     "record and replay": "def test_support_agent():",
+    "spans in a test": "def test_weather_agent_from_its_spans(captured_trace):",
+    "runs in a test": "def test_traceable_agent(captured_trace):",
 }
 FRAGMENTS = {
     "reference files (uses the reader's run_agent)": 'assert_trajectory(result["messages"], "weat',
@@ -236,6 +239,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     """A test project whose ini keeps pytest-asyncio quiet."""
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     return pytester
+
+
+@pytest.mark.parametrize("name", ["spans in a test", "runs in a test"])
+def test_trace_guide_passes(project: pytest.Pytester, name: str) -> None:
+    project.makepyfile(test_traced=block(TEST_FILES[name]).code)
+    project.runpytest().assert_outcomes(passed=1)
 
 
 def test_graph_reference_file_is_written_then_holds(project: pytest.Pytester) -> None:
