@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import warnings
 from typing import Any
 
 import pytest
@@ -149,3 +151,90 @@ def test_malformed_tool_run_names_the_run() -> None:
     with pytest.raises(TrajectoryFormatError) as info:
         trajectory_from_run_tree(run)
     assert "run 'agent' (chain) child 0 'search' (tool), field 'inputs'" in str(info.value)
+
+
+class _ScriptedCompletions:
+    """An OpenAI-compatible stand-in on 127.0.0.1: each POST /chat/completions gets the next
+    scripted assistant message."""
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        import http.server
+        import json
+        import threading
+
+        script = iter(replies)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                message = next(script)
+                finish = "tool_calls" if message.get("tool_calls") else "stop"
+                body = json.dumps({
+                    "id": "chatcmpl-1", "object": "chat.completion", "created": 0,
+                    "model": "scripted",
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }).encode()  # fmt: skip
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_wrap_openai_agent_against_a_local_stand_in() -> None:
+    openai = pytest.importorskip("openai")
+    with warnings.catch_warnings():  # langsmith.wrappers imports a module it deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from langsmith.wrappers import wrap_openai
+
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "SF"}'},
+    }
+    server = _ScriptedCompletions(
+        [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "assistant", "content": "75F and sunny."},
+        ]
+    )
+    try:
+        client = wrap_openai(openai.OpenAI(base_url=server.url, api_key="unused"))
+
+        @traceable(run_type="tool", name="get_weather")
+        def weather(city: str) -> str:
+            return "75F" if city == "SF" else "?"
+
+        @traceable
+        def agent(question: str) -> str:
+            messages: list[Any] = [{"role": "user", "content": question}]
+            reply = client.chat.completions.create(model="scripted", messages=messages)
+            message = reply.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            for tool_call in message.tool_calls or []:
+                result = weather(**json.loads(tool_call.function.arguments))
+                messages.append({"role": "tool", "content": result, "tool_call_id": tool_call.id})
+            final = client.chat.completions.create(model="scripted", messages=messages)
+            return str(final.choices[0].message.content)
+
+        collector = RunCollector()
+        with tracing_context(enabled=True, client=collector):
+            assert agent("Weather in SF?") == "75F and sunny."
+    finally:
+        server.close()
+    result = trajectory_from_run_tree(collector.collected_runs())
+    assert_trajectory(result, REFERENCE)
+    assert result.messages[2]["tool_call_id"] == "call_1"

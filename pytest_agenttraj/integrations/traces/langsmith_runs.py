@@ -17,7 +17,13 @@ class RunCollector(Client):
     into trees."""
 
     def __init__(self) -> None:
-        super().__init__(api_url="http://127.0.0.1:9", api_key="captured-trace")
+        # ``info`` given, the client never asks the API for it; no batching thread is started
+        super().__init__(
+            api_url="http://127.0.0.1:9",
+            api_key="captured-trace",
+            info={},
+            auto_batch_tracing=False,
+        )
         self._records: dict[str, dict[str, Any]] = {}
         self._record_lock = threading.Lock()
 
