@@ -331,3 +331,34 @@ def test_round_trip_through_spans(question: str, turns: list[Any], answer: str) 
     assert [(m["role"], m["content"]) for m in result.messages] == [
         (m["role"], m["content"]) for m in expected
     ]
+
+
+def test_agents_that_ran_at_once_share_a_superstep(tracing: Any) -> None:
+    tracer, exporter = tracing
+
+    def agent_span(name: str) -> Any:
+        span = tracer.start_span(f"invoke_agent {name}")
+        span.set_attribute("gen_ai.operation.name", "invoke_agent")
+        span.set_attribute("gen_ai.agent.name", name)
+        return span
+
+    with tracer.start_as_current_span("invoke_agent supervisor") as root:
+        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+        root.set_attribute("gen_ai.agent.name", "supervisor")
+        agent_span("planner").end()
+        researcher, writer = agent_span("researcher"), agent_span("critic")  # in parallel
+        researcher.end()
+        writer.end()
+        agent_span("writer").end()
+    graph = trajectory_from_spans(exporter.get_finished_spans()).graph
+    assert graph is not None
+    assert graph["steps"] == [["supervisor", "planner", ["researcher", "critic"], "writer"]]
+    assert_graph_trajectory(
+        graph,
+        {
+            "inputs": None,
+            "results": [],
+            "steps": [["supervisor", "planner", ["critic", "researcher"], "writer"]],
+        },
+        mode="strict",
+    )
