@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from langchain.agents import create_agent
 from langchain_core.tools import tool
 from langchain_core.tracers.langchain import LangChainTracer
@@ -238,3 +239,43 @@ def test_wrap_openai_agent_against_a_local_stand_in() -> None:
     result = trajectory_from_run_tree(collector.collected_runs())
     assert_trajectory(result, REFERENCE)
     assert result.messages[2]["tool_call_id"] == "call_1"
+
+
+names = st.sampled_from(["search", "lookup"])
+arguments = st.dictionaries(st.sampled_from(["q", "n"]), st.integers(0, 9) | st.text(max_size=3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.tuples(names, arguments), min_size=1, max_size=3), max_size=3))
+def test_round_trip_through_run_dicts(turns: list[list[tuple[str, dict[str, Any]]]]) -> None:
+    """Tool-calling turns written as llm and tool runs (as wrap_openai and @traceable record
+    them) read back as the same trajectory."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    children: list[dict[str, Any]] = []
+    counter = 0
+    for calls in [*turns, []]:
+        ids = [f"call_{counter + i}" for i in range(len(calls))]
+        counter += len(calls)
+        reply: dict[str, Any] = {"role": "assistant", "content": "" if calls else "done"}
+        if calls:
+            reply["tool_calls"] = [
+                {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                for i, (n, a) in zip(ids, calls, strict=True)
+            ]
+        llm_inputs = {"messages": [dict(m) for m in history]}
+        children.append({"name": "m", "run_type": "llm", "inputs": llm_inputs,
+                         "outputs": {"choices": [{"message": reply}]}})  # fmt: skip
+        history.append(reply)
+        for call_id, (name, args) in zip(ids, calls, strict=True):
+            children.append({"name": name, "run_type": "tool", "inputs": args,
+                             "outputs": {"output": f"r{call_id}"}})  # fmt: skip
+            history.append({"role": "tool", "content": f"r{call_id}", "tool_call_id": call_id})
+    root = {"name": "agent", "run_type": "chain", "child_runs": children}
+    result = trajectory_from_run_tree(root)
+    assert_trajectory(result, history, mode="strict", tool_args="exact")
+    assert [(m["role"], m["content"]) for m in result.messages] == [
+        (m["role"], m["content"]) for m in history
+    ]
+    assert [m.get("tool_call_id") for m in result.messages] == [
+        m.get("tool_call_id") for m in history
+    ]
