@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ...core.normalize.run_trees import trajectory_from_run_tree
-from ...core.normalize.spans import trajectory_from_spans
-from ...core.normalize.steps import TraceTrajectory, assemble
+if TYPE_CHECKING:
+    from ...core.normalize.steps import TraceTrajectory
 
 __all__ = ["CapturedTrace", "captured_trace"]
 
@@ -35,6 +34,11 @@ class CapturedTrace:
 
     def trajectory(self) -> TraceTrajectory:
         """The trajectory of everything traced so far (spans first, then langsmith runs)."""
+        # the readers are imported here: pytest loads this module in every run
+        from ...core.normalize.run_trees import trajectory_from_run_tree
+        from ...core.normalize.spans import trajectory_from_spans
+        from ...core.normalize.steps import assemble
+
         if self.spans:
             return trajectory_from_spans(self.spans)
         if self.runs:
