@@ -362,3 +362,19 @@ def test_agents_that_ran_at_once_share_a_superstep(tracing: Any) -> None:
         },
         mode="strict",
     )
+
+
+def test_spans_as_exported_json(tracing: Any) -> None:
+    """``ReadableSpan.to_json()`` read back (ISO times, hex ids, status names) reads the same."""
+    tracer, exporter = tracing
+    weather_agent(tracer, model_names_calls=True)
+    genai_tool(tracer, "lookup", {"q": "x"}, "c9", "down", fail=True)
+    spans = exporter.get_finished_spans()
+    as_json = [json.loads(span.to_json()) for span in spans]
+    from_objects = trajectory_from_spans(spans)
+    from_json = trajectory_from_spans(as_json)
+    assert [(m["role"], m["content"]) for m in from_json.messages] == [
+        (m["role"], m["content"]) for m in from_objects.messages
+    ]
+    assert from_json.messages[-1]["status"] == "error"
+    assert from_json.graph == from_objects.graph
