@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..core.replay import ReplayReport
 from . import Options
@@ -59,3 +60,25 @@ def lines(report: ReplayReport, options: Options) -> Iterable[str]:
     if report.command:
         yield options.paint("If the change is intended, record the test again:", "dim")
         yield f"    {report.command}"
+
+
+def detail(report: ReplayReport) -> dict[str, Any]:
+    """The page's view: what went wrong with which call of which cassette, the differences, and
+    the live and recorded requests side by side."""
+    from .detail import plain
+
+    return {
+        "view": "replay",
+        "problem": report.problem,
+        "cassette": report.cassette,
+        "command": report.command,
+        "model": report.model,
+        "call": report.call,
+        "differences": [
+            {"where": d.where, "recorded": d.recorded_text(), "live": d.live_text()}
+            for d in report.differences
+        ],
+        "live": plain(report.live),
+        "recorded": plain(report.recorded),
+        "unused": [list(u) for u in report.unused],
+    }

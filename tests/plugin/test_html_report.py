@@ -435,3 +435,36 @@ def test_a_secret_an_agent_repeats_is_in_neither_page_nor_report(
     for text in (page_data, report):
         assert secret not in text
         assert "my key is [redacted]" in text
+
+
+def test_a_replay_mismatch_shows_both_requests_in_chromium(browser: Any, tmp_path: Path) -> None:
+    from pytest_agenttraj.core.replay import Difference, ReplayReport
+    from pytest_agenttraj.render.detail import detail
+
+    report = ReplayReport(
+        "differs",
+        "cassettes/test_weather.yaml",
+        command="pytest --trajectory-record=all 'test_weather.py::test_weather'",
+        model="ScriptedChatModel",
+        call=1,
+        differences=(Difference("message 0 (system).content", "terse", "chatty"),),
+        live={"messages": [{"role": "system", "content": "chatty"}]},
+        recorded={"messages": [{"role": "system", "content": "terse"}]},
+    )
+    record = {"nodeid": "test_weather.py::test_weather", "key": "agent_cassette", "index": 0}
+    record |= {"passed": False, "comment": report.comment(), "detail": detail(report)}
+    path = tmp_path / "page.html"
+    path.write_text(page({"version": 1, "results": [record], "summary": {"failed": 1}}))
+    tab, errors = _open(browser, path)
+    view = tab.locator(".replay-view")
+    assert "cassettes/test_weather.yaml" in view.inner_text()
+    assert view.locator("code").inner_text() == report.command
+    assert view.locator(".args td").all_inner_texts() == [
+        "message 0 (system).content",
+        '"terse"',
+        '"chatty"',
+    ]
+    assert '"content": "chatty"' in view.locator(".side td").nth(0).inner_text()
+    assert '"content": "terse"' in view.locator(".side td").nth(1).inner_text()
+    assert errors == []
+    tab.close()

@@ -152,6 +152,25 @@ def test_a_changed_prompt_fails_with_the_request_diff(
     assert "ScriptExhaustedError" not in result.stdout.str()
 
 
+def test_a_replay_mismatch_is_a_result_in_the_report_with_both_requests(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner.makepyfile(test_weather=WEATHER_TEST)
+    _record(inner, monkeypatch).assert_outcomes(passed=1)
+    monkeypatch.setenv("PROMPT", "You are a terse weather assistant.")
+    inner.runpytest("--trajectory-report=report.json").assert_outcomes(failed=1)
+    document = json.loads((inner.path / "report.json").read_text())
+    (record,) = [r for r in document["results"] if r["key"] == "agent_cassette"]
+    assert record["passed"] is False
+    assert record["origin"] == "agent_cassette"
+    detail = record["detail"]
+    assert detail["view"] == "replay"
+    assert detail["cassette"] == "cassettes/test_weather.yaml"
+    assert detail["differences"][0]["where"] == "message 0 (system).content"
+    assert detail["live"]["messages"][0]["content"] == "You are a terse weather assistant."
+    assert detail["recorded"]["messages"][0]["content"] == "You are a weather assistant."
+
+
 def test_a_changed_tool_schema_names_the_tool_and_field(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,6 +12,7 @@ recorded call that was due.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from ...assertions.replay import ReplayMismatch, replay_mismatch
 from ...core.replay import Difference, ReplayReport, request_differences, request_key
 from ...errors import CassetteError
+from ...evaluators.scope import announce
 from ...references.cassette import check_call
 
 __all__ = ["RECORD_MODES", "Recorder"]
@@ -84,6 +86,15 @@ class Recorder:
         error = replay_mismatch(report)
         if self.failure is None:
             self.failure = error
+            # the first failure is the test's result: it reaches the report and the page
+            announce(
+                error.result,
+                outputs=None,
+                reference_outputs=None,
+                started=time.perf_counter(),
+                origin="agent_cassette",
+                report=report,
+            )
         return error
 
     def replayed(self, model: str, request: dict[str, Any]) -> Mapping[str, Any] | None:

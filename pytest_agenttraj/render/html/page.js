@@ -343,6 +343,37 @@ function graphView(detail) {
   return wrap;
 }
 
+// ------------------------------------------------------------------ replayed model calls
+
+function replayView(detail) {
+  const wrap = el("div", { class: "replay-view" });
+  const where = [detail.cassette, detail.model ? "model " + detail.model : null,
+    detail.call !== null && detail.call !== undefined ? "call " + detail.call : null];
+  wrap.append(el("h3", { text: "cassette: " + where.filter(Boolean).join(", ") }));
+  if (detail.command) wrap.append(el("p", {}, "record it again: ", el("code", { text: detail.command })));
+  const differences = detail.differences || [];
+  if (differences.length) {
+    const table = el("table", { class: "args" },
+      el("tr", {}, el("th", { text: "where" }), el("th", { text: "recorded" }), el("th", { text: "now" })));
+    for (const d of differences) {
+      table.append(el("tr", {}, el("td", { text: d.where }),
+        el("td", { class: "expected", text: d.recorded }), el("td", { class: "actual", text: d.live })));
+    }
+    wrap.append(table);
+  }
+  for (const [model, call] of detail.unused || []) {
+    wrap.append(el("p", { class: "warning", text: "recorded but not made: call " + call + " to " + model }));
+  }
+  if (detail.live || detail.recorded) {
+    const table = el("table", { class: "side" },
+      el("tr", {}, el("th", { text: "the request now" }), el("th", { text: "the recorded request" })),
+      el("tr", {}, el("td", { text: JSON.stringify(detail.live, null, 2) }),
+        el("td", { text: JSON.stringify(detail.recorded, null, 2) })));
+    wrap.append(table);
+  }
+  return wrap;
+}
+
 // ------------------------------------------------------------------ one evaluation
 
 function attemptsView(record) {
@@ -386,6 +417,7 @@ function bodyOf(record) {
   const detail = record.detail || {};
   if (detail.view === "trajectory") body.append(trajectoryView(detail));
   else if (detail.view === "graph") body.append(graphView(detail));
+  else if (detail.view === "replay") body.append(replayView(detail));
   if (record.diff) body.append(el("h3", { text: "explanation" }), el("pre", { text: record.diff }));
   if (record.error) body.append(el("pre", { class: "warning", text: record.error }));
   const settings = el("details", {}, el("summary", { text: "settings" }),
