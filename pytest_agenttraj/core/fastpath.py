@@ -43,7 +43,7 @@ from .matching.rules import MatchConfig
 from .model import Message, ToolCall, Trajectory
 from .normalize import Memo, chat, langchain, to_trajectory
 from .normalize.fields import Skeleton, memo_object, scan_object
-from .values import canonical
+from .values import canonical, holds_matcher
 
 __all__ = ["DeferredSides", "Walked", "applies", "build", "decide"]
 
@@ -106,7 +106,10 @@ def _passing(
     # Texts are checked only now, once the calls pair: a failing evaluation parses nothing here.
     if partner is None or (by_text and not _all_objects(output.args, reference.args)):
         return None
-    sides = DeferredSides(outputs, reference_outputs)
+    matchers = not reference.texts_only and any(
+        type(args) is not str and holds_matcher(args) for args in reference.args
+    )
+    sides = DeferredSides(outputs, reference_outputs, reference_matchers=matchers)
     return MatchReport.passing(config, sides, FlatPairs(sides, partner))
 
 
@@ -362,13 +365,18 @@ def _same_names(out_names: Sequence[str], ref_names: Sequence[str], partner: lis
 class DeferredSides:
     """The two trajectories of one evaluation, normalised when first read: a verdict reached
     here does not need them, a diff or a caller inspecting the report does. The message lists
-    are copied now; their dicts are read when the trajectories are built."""
+    are copied now; their dicts are read when the trajectories are built.
+    ``reference_matchers`` says whether the reference's call arguments hold a value matcher
+    (what the report's settings list), known from the walk without building anything."""
 
-    __slots__ = ("_built", "_items")
+    __slots__ = ("_built", "_items", "reference_matchers")
 
-    def __init__(self, outputs: list[Any], reference_outputs: list[Any]) -> None:
+    def __init__(
+        self, outputs: list[Any], reference_outputs: list[Any], *, reference_matchers: bool = True
+    ) -> None:
         self._items = (list(outputs), list(reference_outputs))
         self._built: tuple[Trajectory, Trajectory] | None = None
+        self.reference_matchers = reference_matchers
 
     def _trajectories(self) -> tuple[Trajectory, Trajectory]:
         if self._built is None:
@@ -394,3 +402,4 @@ class DeferredSides:
     def __setstate__(self, state: tuple[Trajectory, Trajectory]) -> None:
         self._items = ([], [])
         self._built = state
+        self.reference_matchers = True

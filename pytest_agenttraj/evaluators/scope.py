@@ -26,6 +26,7 @@ __all__ = [
     "announce_error",
     "current_scope",
     "notify",
+    "scope_provider",
     "test_scope",
 ]
 
@@ -97,9 +98,29 @@ class TestScope:
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
 
 
+_PROVIDERS: list[Callable[[], TestScope | None]] = []
+"""Asked, the last added first, for the scope of a running test that entered none (the plugin
+enters scopes only around tests it found using the package at collection)."""
+
+
 def current_scope() -> TestScope | None:
     """The scope of the running test, or ``None`` outside pytest."""
-    return _SCOPE.get()
+    scope = _SCOPE.get()
+    if scope is None and _PROVIDERS:
+        return _PROVIDERS[-1]()
+    return scope
+
+
+def scope_provider(provider: Callable[[], TestScope | None]) -> Callable[[], None]:
+    """Ask ``provider`` for the scope when none is current (the innermost pytest session's, when
+    sessions nest); returns the function that stops asking it."""
+    _PROVIDERS.append(provider)
+
+    def remove() -> None:
+        if provider in _PROVIDERS:
+            _PROVIDERS.remove(provider)
+
+    return remove
 
 
 @contextmanager
@@ -114,7 +135,7 @@ def test_scope(scope: TestScope) -> Iterator[TestScope]:
 
 def notify(evaluation: Evaluation) -> None:
     """Tell the current scope, if any, about an evaluation."""
-    scope = _SCOPE.get()
+    scope = current_scope()
     if scope is not None:
         scope.on_evaluation(evaluation)
 
@@ -132,7 +153,7 @@ def announce(
 ) -> None:
     """Tell the running test, if any, about an evaluation that began at ``started``
     (``time.perf_counter()``); outside a test this costs nothing."""
-    scope = _SCOPE.get()
+    scope = current_scope()
     if scope is None:
         return
     scope.on_evaluation(
@@ -162,7 +183,7 @@ def announce_error(
 ) -> None:
     """Announce an evaluation that raised ``error`` as a failed one carrying the error, before
     the caller re-raises it: inside a test it is an error of that test, never a missing record."""
-    if _SCOPE.get() is None:
+    if current_scope() is None:
         return
     text = f"{type(error).__name__}: {error}"
     announce(

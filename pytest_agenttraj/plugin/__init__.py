@@ -154,18 +154,20 @@ def pytest_configure(config: pytest.Config) -> None:
     session.show_summary = summary_setting(config)
     config.stash[SESSION_KEY] = session
     config.pluginmanager.register(session, "agenttraj-session")
+    session.start()
     mode = record_mode(config)
     redactions(config)  # a bad pattern is a usage error before any test runs
+    prune = bool(config.getoption("trajectory_prune_unused", default=False))
     collection = Collection(
         config,
         {
             REFERENCES.folder: namer(REFERENCES, config.rootpath),
             CASSETTES.folder: namer(CASSETTES, config.rootpath),
         },
+        track=prune,
     )
     config.stash[_COLLECTION_KEY] = collection
     config.pluginmanager.register(collection, "agenttraj-collection")
-    prune = bool(config.getoption("trajectory_prune_unused", default=False))
     cassettes = UnusedCassettes(config, prune, collection)
     config.stash[_CASSETTES_KEY] = cassettes
     config.pluginmanager.register(cassettes, STORE_NAME)
@@ -197,6 +199,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     cassette_ledger = config.stash.get(_CASSETTE_LEDGER_KEY, None)
     if cassette_ledger is not None:
         cassette_ledger.close()
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+    collection = config.stash.get(_COLLECTION_KEY, None)
+    if collection is not None:
+        collection.close()
     keys: tuple[pytest.StashKey[Any], ...] = (
         _LEDGER_KEY,
         _CASSETTE_LEDGER_KEY,

@@ -92,8 +92,13 @@ class Collection:
     """Registered in every process of a run: what it collected (test files, tests, the files
     ``namers`` say tests name) and, on the controller, which tests reported."""
 
-    def __init__(self, config: pytest.Config, namers: Mapping[str, Namer]) -> None:
+    def __init__(
+        self, config: pytest.Config, namers: Mapping[str, Namer], *, track: bool = False
+    ) -> None:
         self.config = config
+        self.track = track
+        """Whether to note every report whatever the folders (a run asked to prune does)."""
+        self._tracker: _Reports | None = None
         self.root = config.rootpath
         self.namers = namers
         self.is_worker = hasattr(config, "workerinput")
@@ -150,6 +155,24 @@ class Collection:
                     named.setdefault(name, why)
         if self.is_worker:
             self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]
+        else:
+            self._watch({(self.root / rel).parent for rel in self.collected})
+
+    def _watch(self, parents: Iterable[Path]) -> None:
+        """Note which tests report (a per-test hook) only where a verdict may need it: when
+        pruning, or when a kind's folder is beside a collected test file. A run without one
+        has nothing to list, and its tests run none of this code."""
+        if self._tracker is not None or self.is_worker:
+            return
+        if self.track or any((p / kind).is_dir() for p in set(parents) for kind in self.namers):
+            self._tracker = _Reports(self)
+            self.config.pluginmanager.register(self._tracker, "agenttraj-reported")
+
+    def close(self) -> None:
+        """At unconfigure: take the report hook out with the collection."""
+        if self._tracker is not None:
+            self.config.pluginmanager.unregister(self._tracker)
+            self._tracker = None
 
     def _sent(self) -> dict[str, Any]:
         return {
@@ -164,6 +187,7 @@ class Collection:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, ids: list[str]) -> None:
         self.tests.update(ids)
+        self._watch({(self.root / nodeid.split("::", 1)[0]).parent for nodeid in ids})
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -181,7 +205,7 @@ class Collection:
         for kind, named in data["named"].items():
             self.named.setdefault(kind, {}).update(named)
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def reported_test(self, report: pytest.TestReport) -> None:
         self.reported.add(report.nodeid)
         if not report.passed:
             self.unpassed.add(report.nodeid)
@@ -258,6 +282,16 @@ class Collection:
         if len(unchecked) > _SHOWN:
             lines.append(f"    (and {len(unchecked) - _SHOWN} more)")
         return lines
+
+
+class _Reports:
+    """Registered by :meth:`Collection._watch`: notes each test that reported."""
+
+    def __init__(self, collection: Collection) -> None:
+        self.collection = collection
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.collection.reported_test(report)
 
 
 def blocked_collectors(config: pytest.Config) -> list[str]:

@@ -15,19 +15,22 @@ since its rules checked nothing.
 from __future__ import annotations
 
 import json
+import os
+import threading
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from ..evaluators.result import evaluator_family, result_passed
-from ..evaluators.scope import Evaluation, TestScope, test_scope
+from ..evaluators.scope import Evaluation, TestScope, scope_provider, test_scope
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
+from .uses import UseDetector
 
 if TYPE_CHECKING:
     from ..core.matching.report import MatchReport
@@ -136,6 +139,31 @@ class TrajectorySession:
             config.getoption("trajectory_report", default=None)
             or config.getoption("trajectory_html", default=None)
         )
+        self.used: set[pytest.Item] = set()
+        """The tests that do per-test work here (decided at collection, see :mod:`.uses`)."""
+        self.tagged_items: set[pytest.Item] = set()
+        """Tests that do not use the plugin but carry a marker ``tag_tests`` was given."""
+        self._hooks: TestHooks | None = None
+        self._items: dict[str, pytest.Item] = {}
+        self._collected: list[pytest.Item] = []
+        self._late: tuple[str, TestScope] | None = None
+        self._thread = threading.get_ident()
+        self._remove_provider: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        """At configure: find the running test for calls of the package in tests the collection
+        did not find using it (``late_scope``)."""
+        self._thread = threading.get_ident()
+        self._remove_provider = scope_provider(self.late_scope)
+
+    def close(self) -> None:
+        """At unconfigure: stop finding tests for late calls of the package."""
+        if self._remove_provider is not None:
+            self._remove_provider()
+            self._remove_provider = None
+        if self._hooks is not None:
+            self.config.pluginmanager.unregister(self._hooks)
+            self._hooks = None
 
     def tag_tests(self, groups: Sequence[str]) -> None:
         """Describe each test on its teardown report (``TEST_PROPERTY``): whether it uses the
@@ -146,29 +174,77 @@ class TrajectorySession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Resolve each test's settings and decide, once, which tests use the plugin: only
+        those run its per-test hooks (registered only if there is one)."""
         errors = []
+        self._collected = items  # pytest's own list, for late_scope
+        detect = UseDetector(self.config.rootpath, PLUGIN_FIXTURES)
+        groups = self.tagged_groups
         for item in items:
-            try:
-                item.stash[ITEM_SETTINGS] = item_settings(item, self.settings)
-            except ValueError as error:
-                message = f"{item.nodeid}: {error}"
-                if self.is_worker:
-                    item.stash[_SETTING_ERROR] = message
-                else:
-                    errors.append(message)
+            if item.get_closest_marker("trajectory") is not None:
+                try:
+                    item.stash[ITEM_SETTINGS] = item_settings(item, self.settings)
+                except ValueError as error:
+                    message = f"{item.nodeid}: {error}"
+                    if self.is_worker:
+                        item.stash[_SETTING_ERROR] = message
+                    else:
+                        errors.append(message)
+            if detect(item):
+                self.used.add(item)
+            elif groups and any(item.get_closest_marker(g) is not None for g in groups):
+                self.tagged_items.add(item)
         if errors:
             more = f"\n(and {len(errors) - 10} more)" if len(errors) > 10 else ""
             raise pytest.UsageError("\n".join(errors[:10]) + more)
+        if self.used or self.tagged_items:
+            self.activate()
+
+    def pytest_sessionstart(self) -> None:
+        # The pytest-xdist controller runs no test: it reads the records off the workers' reports.
+        if not self.is_worker and self.config.pluginmanager.has_plugin("dsession"):
+            self.activate()
+
+    def activate(self) -> None:
+        """Register the per-test hooks (once)."""
+        if self._hooks is None:
+            self._hooks = TestHooks(self)
+            self.config.pluginmanager.register(self._hooks, "agenttraj-tests")
+
+    def use(self, item: pytest.Item) -> None:
+        """Make ``item`` one that does per-test work (from now on)."""
+        self.used.add(item)
+        self.activate()
+
+    def late_scope(self) -> TestScope | None:
+        """The scope of the running test when the package is called in a test the collection
+        did not find using it (a call through a value built at run time): the test is found by
+        ``PYTEST_CURRENT_TEST``, in the thread that runs the tests, and does per-test work from
+        then on. ``None`` outside a test, in another thread, or in a test already in scope."""
+        current = os.environ.get("PYTEST_CURRENT_TEST")
+        if current is None or threading.get_ident() != self._thread:
+            return None
+        late = self._late
+        if late is not None and late[0] == current:
+            return late[1]
+        nodeid, _, phase = current.rpartition(" (")
+        phase = phase.removesuffix(")")
+        if not self._items:
+            self._items = {item.nodeid: item for item in self._collected}
+        item = self._items.get(nodeid)
+        if item is None or item in self.used or phase not in ("setup", "call", "teardown"):
+            return None
+        self.use(item)
+        scope = self._scope(item, phase)
+        self._late = (current, scope)
+        return scope
 
     def settings_for(self, item: pytest.Item) -> TrajectorySettings:
         return item.stash.get(ITEM_SETTINGS, self.settings)
 
     # ------------------------------------------------------------ running
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(
-        self, item: pytest.Item, nextitem: pytest.Item | None
-    ) -> bool | None:
+    def run_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
         """Run a test marked ``repeat=N`` (N > 1) through its attempts; others run as usual.
 
         ``--setup-only`` and ``--setup-plan`` run it once, as pytest would.
@@ -239,31 +315,17 @@ class TrajectorySession:
             del item.stash[_CONFLICT]
         return attempt
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+    def run_phase(self, item: pytest.Item, phase: str) -> Generator[None, None, None]:
+        """The body of the ``pytest_runtest_<phase>`` wrappers: the test's scope around the
+        phase, then its tool-usage rules settled."""
         __tracebackhide__ = True
-        error = item.stash.get(_SETTING_ERROR, None)
-        if error is not None:
-            pytest.fail(error, pytrace=False)
-        with test_scope(self._scope(item, "setup")):
+        if phase == "setup":
+            error = item.stash.get(_SETTING_ERROR, None)
+            if error is not None:
+                pytest.fail(error, pytrace=False)
+        with test_scope(self._scope(item, phase)):
             outcome = yield
-        self._settle_usage(item, "setup")
-        return outcome
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
-        __tracebackhide__ = True
-        with test_scope(self._scope(item, "call")):
-            outcome = yield
-        self._settle_usage(item, "call")
-        return outcome
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
-        __tracebackhide__ = True
-        with test_scope(self._scope(item, "teardown")):
-            outcome = yield
-        self._settle_usage(item, "teardown")
+        self._settle_usage(item, phase)
         return outcome
 
     def _settle_usage(self, item: pytest.Item, phase: str) -> None:
@@ -361,11 +423,11 @@ class TrajectorySession:
 
     # ------------------------------------------------------------ reporting
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
+    def made_report(
+        self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+    ) -> None:
+        """After a phase's report is made: put the phase's records on it, and explain a
+        failure with what each failed evaluation saw."""
         evaluations = [e for e in item.stash.get(_EVALUATIONS, []) if e[0] == call.when]
         for _, record, _ in evaluations:
             record["test_outcome"] = report.outcome
@@ -379,7 +441,6 @@ class TrajectorySession:
             self._explain(call, report, evaluations)
         if call.when == "teardown" and self.tagged_groups is not None:
             self._tag(item, report)
-        return report
 
     def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
         plugin = uses_plugin(item)
@@ -417,15 +478,7 @@ class TrajectorySession:
         if texts:
             report.sections.append(("agenttraj: trajectory mismatch", "\n\n".join(texts)))
 
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
-        """Take the records off each report first, so that every other implementation of this
-        hook (the JUnit properties among them) finds them in the session's results."""
-        if not self.is_worker:
-            self._take_records(report)
-        return (yield)
-
-    def _take_records(self, report: pytest.TestReport) -> None:
+    def take_records(self, report: pytest.TestReport) -> None:
         """Read this plugin's entries off a report (records, test tags, repeat counts), then
         take them off it: they carry data from xdist workers and are no
         one else's (the JUnit XML shows readable properties instead)."""
@@ -471,3 +524,61 @@ class TrajectorySession:
         for line in lines[:-1]:
             terminalreporter.write_line(line)
         terminalreporter.write_line(lines[-1], red=bool(failed), green=not failed, bold=True)
+
+
+class TestHooks:
+    """The session's per-test hooks, registered only once some test uses the plugin (see
+    ``TrajectorySession.activate``): a test that does not returns from each at once."""
+
+    __test__ = False  # not a test class, whatever pytest's python_classes say
+
+    def __init__(self, session: TrajectorySession) -> None:
+        self.session = session
+        self.used = session.used
+        self.tagged = session.tagged_items
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> bool | None:
+        if item not in self.used:
+            return None
+        return self.session.run_protocol(item, nextitem)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        if item not in self.used:
+            return (yield)
+        return (yield from self.session.run_phase(item, "setup"))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        if item not in self.used:
+            return (yield)
+        return (yield from self.session.run_phase(item, "call"))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        if item not in self.used:
+            return (yield)
+        return (yield from self.session.run_phase(item, "teardown"))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if item in self.used or item in self.tagged:
+            self.session.made_report(item, call, report)
+        return report
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
+        """Take the records off each report first, so that every other implementation of this
+        hook (the JUnit properties among them) finds them in the session's results."""
+        if report.user_properties and not self.session.is_worker:
+            self.session.take_records(report)
+        return (yield)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -85,3 +86,147 @@ def test_a_plain_run_loads_no_gate_rule_or_report_module(pytester: pytest.Pytest
         "loaded: ['pytest_agenttraj.core.matching.report', 'pytest_agenttraj.core.usage', "
         "'pytest_agenttraj.gating.pass_rate']"
     ) in result.stdout.str()
+
+
+# Counts, per test, the calls of the package's functions made while the test runs (its whole
+# runtest protocol: setup, call, teardown, their reports), by a profile function. The per-test
+# hooks, registered once some test uses the plugin, are counted apart ("dispatch"): for any
+# other test each only looks the test up in the set collection made, and returns.
+COUNT_CALLS = """
+import collections, json, os, sys
+import pytest
+import pytest_agenttraj
+from pytest_agenttraj.plugin.session import TestHooks
+
+PACKAGE = os.path.dirname(pytest_agenttraj.__file__) + os.sep
+CALLS = collections.defaultdict(collections.Counter)
+DISPATCH = {
+    getattr(value, "__code__", None)
+    for value in vars(TestHooks).values()
+    if getattr(value, "__name__", "").startswith("pytest_")
+}
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item):
+    counted = CALLS[item.nodeid]
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_filename.startswith(PACKAGE):
+            where = "dispatch" if code in DISPATCH else code.co_filename[len(PACKAGE):]
+            counted[where + ":" + code.co_name] += 1
+
+    sys.setprofile(profile)
+    try:
+        return (yield)
+    finally:
+        sys.setprofile(None)
+
+
+def pytest_unconfigure(config):
+    print("calls:", json.dumps({k: dict(v) for k, v in CALLS.items()}, sort_keys=True))
+"""
+
+PLAIN_TESTS = """
+import pytest
+
+
+@pytest.fixture
+def numbers(tmp_path):
+    yield [1, 2]
+
+
+def test_plain():
+    assert 1 + 1 == 2
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_parametrized(n, numbers):
+    assert n in numbers
+
+
+class TestInAClass:
+    def test_method(self):
+        assert "a" < "b"
+
+
+def test_fails():
+    assert [1] == [2]
+
+
+@pytest.mark.skip(reason="not today")
+def test_skipped():
+    pass
+"""
+
+USES_THE_PLUGIN = """
+MESSAGES = [{"role": "user", "content": "q"}]
+
+
+def test_fixture(assert_trajectory):
+    assert_trajectory(MESSAGES, MESSAGES, allow_empty=True)
+"""
+
+
+def _counted_calls(result: pytest.RunResult) -> dict[str, dict[str, int]]:
+    line = next(line for line in result.outlines if line.startswith("calls: "))
+    counted: dict[str, dict[str, int]] = json.loads(line.removeprefix("calls: "))
+    return counted
+
+
+@pytest.mark.parametrize("langsmith", [True, False], ids=["with-langsmith", "without"])
+def test_a_plain_test_runs_none_of_the_package_code(
+    pytester: pytest.Pytester, langsmith: bool
+) -> None:
+    """Beside a test that uses the plugin (so that its per-test hooks are registered), tests
+    that do not use it call no function of the package while they run but those hooks, which
+    return at once."""
+    pytester.makeconftest(COUNT_CALLS)
+    pytester.makepyfile(test_plain=PLAIN_TESTS, test_uses=USES_THE_PLUGIN)
+    args = ["-s", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    if not langsmith:
+        args += ["-p", "no:langsmith_plugin"]
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=5, failed=1, skipped=1)
+    counted = _counted_calls(result)
+    plain = [nodeid for nodeid in counted if nodeid.startswith("test_plain.py")]
+    assert len(plain) == 6  # every plain test was counted (the skipped one too)
+    ran = {
+        nodeid: {
+            where: n for where, n in counted[nodeid].items() if not where.startswith("dispatch:")
+        }
+        for nodeid in plain
+    }
+    assert ran == {nodeid: {} for nodeid in plain}
+    assert counted["test_plain.py::test_plain"] == {
+        "dispatch:pytest_runtest_protocol": 1,
+        # a new-style wrapper's generator is called when started and when resumed
+        **{f"dispatch:pytest_runtest_{phase}": 2 for phase in ("setup", "call", "teardown")},
+        "dispatch:pytest_runtest_makereport": 6,
+        "dispatch:pytest_runtest_logreport": 6,
+    }
+    # the counter sees the package's code where a test runs it
+    used = counted["test_uses.py::test_fixture"]
+    assert used.get("plugin/session.py:run_phase", 0) >= 3
+    assert used.get("assertions/trajectory.py:assert_trajectory") == 1
+
+
+def test_a_run_of_plain_tests_registers_no_per_test_hook(pytester: pytest.Pytester) -> None:
+    """Without a test that uses the plugin, none of its per-test hooks is even registered."""
+    pytester.makeconftest(
+        "def pytest_collection_finish(session):\n"
+        "    pm = session.config.pluginmanager\n"
+        "    hooks = ('pytest_runtest_setup', 'pytest_runtest_call', 'pytest_runtest_teardown',"
+        " 'pytest_runtest_makereport', 'pytest_runtest_logreport', 'pytest_runtest_protocol',"
+        " 'pytest_report_teststatus')\n"
+        "    ours = sorted({f'{name}: {impl.plugin_name}' for name in hooks"
+        " for impl in getattr(pm.hook, name).get_hookimpls()"
+        " if 'agenttraj' in str(impl.plugin_name) or 'agenttraj' in"
+        " getattr(impl.plugin, '__name__', '')})\n"
+        "    print('per-test hooks:', ours)\n"
+    )
+    pytester.makepyfile(test_plain=PLAIN_TESTS)
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, failed=1, skipped=1)
+    assert "per-test hooks: []" in result.stdout.str()

@@ -237,6 +237,8 @@ class MatchReport:
         from ..judged import config_settings, matcher_texts
 
         out = {"mode": self.mode, **config_settings(self.config)}
+        if not getattr(self.sides, "reference_matchers", True):
+            return out  # the fast path saw every reference call: none holds a matcher
         matchers = matcher_texts(call for _, _, call in self.reference.tool_calls())
         if matchers:
             out["matchers"] = matchers

@@ -9,13 +9,14 @@ from collections.abc import Generator
 import pytest
 
 from .options import add_options, add_output_option
-from .output import check_output_option, live_table, status
+from .output import check_output_option, langsmith_output, live_table, status
 from .sink import LangSmithSink
 
 __all__: list[str] = []
 
 _SINK = pytest.StashKey[LangSmithSink]()
 PLUGIN_NAME = "agenttraj-langsmith"
+_STATUS_NAME = "agenttraj-langsmith-status"
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -35,20 +36,30 @@ def pytest_configure(config: pytest.Config) -> None:
     sink = LangSmithSink(config)
     config.stash[_SINK] = sink
     config.pluginmanager.register(sink, PLUGIN_NAME)
+    if langsmith_output(config):  # only then does langsmith's plugin blank the statuses
+        config.pluginmanager.register(LiveStatus(), _STATUS_NAME)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_report_teststatus(
-    report: pytest.TestReport, config: pytest.Config
-) -> Generator[None, tuple[str, str, str], tuple[str, str, str]]:
-    reported = yield
-    if reported == ("", "", "") and live_table(config) is not None:
-        return status(report)
-    return reported
+class LiveStatus:
+    """Under langsmith's live table, a test's status keeps its category (see :mod:`.output`);
+    registered only when ``--langsmith-output`` runs langsmith's plugin."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_teststatus(
+        self, report: pytest.TestReport, config: pytest.Config
+    ) -> Generator[None, tuple[str, str, str], tuple[str, str, str]]:
+        reported = yield
+        if reported == ("", "", "") and live_table(config) is not None:
+            return status(report)
+        return reported
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    live = config.pluginmanager.get_plugin(_STATUS_NAME)
+    if live is not None:
+        config.pluginmanager.unregister(live)
     sink = config.stash.get(_SINK, None)
     if sink is not None:
+        sink.close()
         config.pluginmanager.unregister(sink)
         del config.stash[_SINK]

@@ -24,6 +24,7 @@ __all__ = [
     "LIVE_PLUGIN",
     "check_output_option",
     "hide_guessed_links",
+    "langsmith_output",
     "live_table",
     "restore_reporting",
     "status",
@@ -33,7 +34,7 @@ LIVE_PLUGIN = "langsmith_output_plugin"
 _LANGSMITH_PLUGIN = "langsmith_plugin"
 
 
-def _langsmith_output(config: pytest.Config) -> bool:
+def langsmith_output(config: pytest.Config) -> bool:
     """Whether langsmith's own plugin runs ``--langsmith-output``."""
     return bool(config.getoption(OUTPUT_DEST, default=False)) and (
         config.pluginmanager.get_plugin(_LANGSMITH_PLUGIN) is not None
@@ -42,7 +43,7 @@ def _langsmith_output(config: pytest.Config) -> bool:
 
 def check_output_option(config: pytest.Config) -> None:
     """A usage error for what langsmith's plugin would refuse with a traceback."""
-    if not _langsmith_output(config):
+    if not langsmith_output(config):
         return
     if importlib.util.find_spec("rich") is None:
         raise pytest.UsageError(

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ...evaluators.scope import Evaluation
     from .link import Link, Verdict
 
-__all__ = ["WORKER_KEY", "LangSmithSink"]
+__all__ = ["WORKER_KEY", "CaseHooks", "LangSmithSink"]
 
 WORKER_KEY = "agenttraj_langsmith"
 """Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
@@ -48,6 +48,7 @@ _MAX_COMMENT = 8_000
 _CASE = pytest.StashKey[Case]()
 _ORIGINAL = pytest.StashKey[Any]()
 _COUNTED = pytest.StashKey[bool]()
+_CASE_HOOKS = "agenttraj-langsmith-cases"
 
 
 class LangSmithSink:
@@ -147,9 +148,10 @@ class LangSmithSink:
             return
         ours, users = self._tracked_tests(items)
         if not self.enabled:
-            if self.langsmith_active:  # langsmith runs them; results are logged into them
+            if self.langsmith_active and users:  # langsmith runs them; results go into them
                 for item in users:
                     item.stash[_CASE] = Case(item.nodeid, "user", managed=False, live=True)
+                self._watch_cases()
             return
         if not (ours or users) or self.config.option.collectonly:
             return
@@ -157,6 +159,18 @@ class LangSmithSink:
         if link is None:  # LangSmith is not there: pytest's own reporting, not an idle table
             restore_reporting(self.config)
         self._track(ours, users, link)
+        self._watch_cases()
+
+    def _watch_cases(self) -> None:
+        """Register the per-test hooks, once some test is a case: others never run them."""
+        if self.config.pluginmanager.get_plugin(_CASE_HOOKS) is None:
+            self.config.pluginmanager.register(CaseHooks(self), _CASE_HOOKS)
+
+    def close(self) -> None:
+        """At unconfigure: take the per-test hooks out with the sink."""
+        hooks = self.config.pluginmanager.get_plugin(_CASE_HOOKS)
+        if hooks is not None:
+            self.config.pluginmanager.unregister(hooks)
 
     def _tracked_tests(
         self, items: list[pytest.Item]
@@ -203,8 +217,7 @@ class LangSmithSink:
 
     # -------------------------------------------------------------- running
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+    def run_setup(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         result = yield
         case = item.stash.get(_CASE, None)
@@ -215,9 +228,8 @@ class LangSmithSink:
                 item.obj = self._user_body(item, case, item.obj)
         return result
 
-    @pytest.hookimpl(wrapper=True, trylast=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
-        """Innermost wrapper: langsmith's plugin (if loaded) has wrapped ``item.obj`` by now.
+    def run_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        """The innermost wrapper: langsmith's plugin (if loaded) has wrapped ``item.obj`` by now.
 
         A test tracked here runs through ``langsmith.testing.test`` with the bounded client, its
         fixtures out of the logged inputs. A test whose tracking fails before its body starts
@@ -235,8 +247,7 @@ class LangSmithSink:
         finally:
             item.obj = original
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+    def run_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         original = item.stash.get(_ORIGINAL, None)
         if original is not None and isinstance(item, pytest.Function):
@@ -579,3 +590,33 @@ class LangSmithSink:
         terminalreporter.write_sep("-", "LangSmith")
         for kind, text in lines:
             terminalreporter.write_line(text, yellow=kind == "warning", bold=kind == "warning")
+
+
+class CaseHooks:
+    """The sink's per-test hooks, registered once some test is a LangSmith case; a test that is
+    not one returns from each at once."""
+
+    def __init__(self, sink: LangSmithSink) -> None:
+        self.sink = sink
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        if _CASE not in item.stash:
+            return (yield)
+        return (yield from self.sink.run_setup(item))
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        """Innermost wrapper: langsmith's plugin (if loaded) has wrapped ``item.obj`` by now."""
+        __tracebackhide__ = True
+        if _CASE not in item.stash:
+            return (yield)
+        return (yield from self.sink.run_call(item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        __tracebackhide__ = True
+        if _CASE not in item.stash:
+            return (yield)
+        return (yield from self.sink.run_teardown(item))

@@ -1,0 +1,191 @@
+"""Which tests use the plugin, decided once per test at collection, so that every other test runs
+none of the plugin's per-test code.
+
+A test uses it when it requests one of the plugin's fixtures, carries the ``trajectory`` marker,
+has its own reference file (``trajectories/<test name>.yaml`` beside it), or calls the package:
+its function (or a fixture it requests) names something of ``pytest_agenttraj``, directly or
+through the project's own functions, classes and modules it names (followed through their code,
+each once). Code outside the project root, or in installed packages, is not followed. What this
+cannot see (a call made through a value built at run time) is still recorded: the session finds
+the running test when the package is called in it (see ``TrajectorySession.late_scope``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .reference_store import FOLDER, default_name
+
+__all__ = ["UseDetector", "is_package_name"]
+
+_PACKAGE = "pytest_agenttraj"
+_INSTALLED = ("site-packages", "dist-packages")
+
+
+def is_package_name(name: object) -> bool:
+    """Whether ``name`` (a module's name) is this package or one of its modules."""
+    return isinstance(name, str) and (name == _PACKAGE or name.startswith(_PACKAGE + "."))
+
+
+def _code_names(code: types.CodeType) -> Iterator[str]:
+    """The global and attribute names ``code`` and the functions nested in it use."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_names(const)
+
+
+class UseDetector:
+    """Decides per test whether it uses the plugin; remembers each function, class, module and
+    reference folder it looked at, so a session of many tests pays once for what they share."""
+
+    def __init__(self, root: Path, fixtures: frozenset[str]) -> None:
+        self.fixtures = fixtures
+        self.root = str(root.resolve()) + os.sep
+        self._code: dict[types.CodeType, bool] = {}
+        self._classes: dict[type, bool] = {}
+        self._modules: dict[str, bool] = {}
+        self._files: dict[Path, frozenset[str]] = {}
+
+    def __call__(self, item: pytest.Item) -> bool:
+        if not self.fixtures.isdisjoint(getattr(item, "fixturenames", ())):
+            return True
+        if item.get_closest_marker("trajectory") is not None:
+            return True
+        if self._has_reference(item):
+            return True
+        if not isinstance(item, pytest.Function):
+            return False
+        if self._function(item.obj, item.cls):
+            return True
+        return any(self._function(func, None) for func in _fixture_functions(item))
+
+    def _has_reference(self, item: pytest.Item) -> bool:
+        folder = item.path.parent / FOLDER
+        names = self._files.get(folder)
+        if names is None:
+            try:
+                names = frozenset(os.listdir(folder))
+            except OSError:
+                names = frozenset()
+            self._files[folder] = names
+        return bool(names) and default_name(item) in names
+
+    def _function(self, func: Any, cls: type | None) -> bool:
+        """Whether calling ``func`` (a method of ``cls`` when given) may call the package."""
+        func = getattr(func, "__func__", func)
+        if is_package_name(getattr(func, "__module__", None)):
+            return True
+        wrapped = getattr(func, "__wrapped__", None)  # under a decorator: both are looked at
+        if wrapped is not None and wrapped is not func and self._function(wrapped, cls):
+            return True
+        code = getattr(func, "__code__", None)
+        if not isinstance(code, types.CodeType):
+            return False
+        known = self._code.get(code)
+        if known is not None:
+            return known
+        self._code[code] = False  # a function that names itself is looked at once
+        names = set(_code_names(code))
+        scope: dict[str, Any] = getattr(func, "__globals__", {})
+        values: list[Any] = [scope[name] for name in names if name in scope]
+        if cls is not None:
+            values.extend(_class_values(cls, names))
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+        found = any(self._value(value, names) for value in values)
+        self._code[code] = found
+        return found
+
+    def _value(self, value: Any, names: set[str]) -> bool:
+        """Whether a value a function names is, or may lead to, the package."""
+        if isinstance(value, types.ModuleType):
+            return self._module(value, names)
+        if isinstance(value, types.FunctionType | types.MethodType):
+            if is_package_name(getattr(value, "__module__", None)):
+                return True
+            code = getattr(getattr(value, "__func__", value), "__code__", None)
+            return (
+                isinstance(code, types.CodeType)
+                and self._ours(code.co_filename)
+                and (self._function(value, None))
+            )
+        kind = value if isinstance(value, type) else type(value)
+        return self._class(kind)
+
+    def _module(self, module: types.ModuleType, names: set[str]) -> bool:
+        if is_package_name(module.__name__):
+            return True
+        if not self._ours(getattr(module, "__file__", None) or ""):
+            return False
+        return any(
+            self._value(value, names)
+            for name in sorted(names)
+            if isinstance(value := module.__dict__.get(name), types.FunctionType | type)
+        )
+
+    def _class(self, kind: type) -> bool:
+        """Whether a class is the package's, or one of the project's with a method (along its
+        bases) that may call the package."""
+        known = self._classes.get(kind)
+        if known is not None:
+            return known
+        self._classes[kind] = False
+        found = False
+        for klass in kind.__mro__:
+            name = getattr(klass, "__module__", None)
+            if is_package_name(name):
+                found = True
+            elif self._module_is_ours(name):
+                found = any(
+                    self._function(func, klass)
+                    for attribute in vars(klass).values()
+                    if isinstance(
+                        func := getattr(attribute, "__func__", attribute), types.FunctionType
+                    )
+                )
+            if found:
+                break
+        self._classes[kind] = found
+        return found
+
+    def _module_is_ours(self, name: object) -> bool:
+        known = self._modules.get(name) if isinstance(name, str) else False
+        if known is None:
+            module = sys.modules.get(str(name))
+            known = self._modules[str(name)] = self._ours(getattr(module, "__file__", None) or "")
+        return bool(known)
+
+    def _ours(self, filename: str) -> bool:
+        """Whether a file is the project's own (under the root, not in an installed package)."""
+        return filename.startswith(self.root) and not any(p in filename for p in _INSTALLED)
+
+
+def _class_values(cls: type, names: Iterable[str]) -> list[Any]:
+    """What ``names`` are on ``cls`` (its methods and attributes, along its bases)."""
+    found = []
+    for name in names:
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                found.append(vars(klass)[name])
+                break
+    return found
+
+
+def _fixture_functions(item: pytest.Function) -> Iterator[Any]:
+    """The functions of the fixtures ``item`` requests (each definition in force)."""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = getattr(info, "name2fixturedefs", None) or {}
+    for name in item.fixturenames:
+        for definition in definitions.get(name, ()):
+            yield definition.func
