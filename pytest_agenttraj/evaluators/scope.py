@@ -8,8 +8,7 @@ scope is current (a context variable, so async tests and tasks they spawn see it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +93,14 @@ class TestScope:
     ignore_keys: tuple[str, ...] = ()
     allow_empty: bool = False
 
+    def with_callback(self, on_evaluation: Callable[[Evaluation], None]) -> TestScope:
+        """This scope with another callback (made without the dataclass's checks: the plugin
+        makes one per phase of every test that uses it)."""
+        scope = object.__new__(TestScope)
+        scope.__dict__.update(self.__dict__)
+        scope.__dict__["on_evaluation"] = on_evaluation
+        return scope
+
 
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
 
@@ -123,14 +130,22 @@ def scope_provider(provider: Callable[[], TestScope | None]) -> Callable[[], Non
     return remove
 
 
-@contextmanager
-def test_scope(scope: TestScope) -> Iterator[TestScope]:
-    """Make ``scope`` current for the duration of the block."""
-    token = _SCOPE.set(scope)
-    try:
-        yield scope
-    finally:
-        _SCOPE.reset(token)
+class test_scope:  # lower case: used as a function, ``with test_scope(scope):``
+    """Make ``scope`` current for the duration of the block. (A class, not a generator: the
+    plugin enters it around each phase of every test that uses it.)"""
+
+    __slots__ = ("_scope", "_token")
+    __test__ = False  # not a test, whatever pytest's python_classes say
+
+    def __init__(self, scope: TestScope) -> None:
+        self._scope = scope
+
+    def __enter__(self) -> TestScope:
+        self._token = _SCOPE.set(self._scope)
+        return self._scope
+
+    def __exit__(self, *exc_info: object) -> None:
+        _SCOPE.reset(self._token)
 
 
 def notify(evaluation: Evaluation) -> None:

@@ -51,6 +51,12 @@ def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
             assert trajectory_config.mode == "unordered"
     """
     __tracebackhide__ = True
+    return _settings_with_header(request)
+
+
+def _settings_with_header(request: pytest.FixtureRequest) -> TrajectorySettings:
+    """The test's settings with its reference file's header (what ``trajectory_config`` is)."""
+    __tracebackhide__ = True
     settings = _settings(request)
     item = request.node
     if not isinstance(item, pytest.Item) or (
@@ -155,9 +161,7 @@ def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
 
 
 @pytest.fixture(name="assert_trajectory")
-def assert_trajectory_fixture(
-    trajectory_config: TrajectorySettings,
-) -> Callable[..., EvaluatorResult]:
+def assert_trajectory_fixture(request: pytest.FixtureRequest) -> Callable[..., EvaluatorResult]:
     """``assert_trajectory(...)`` bound to this test's settings: returns the result on a match,
     fails the test with a diff otherwise. It takes ``outputs``, ``reference_outputs`` and the
     settings ``mode``, ``tool_args``, ``overrides``, ``ignore_keys`` and ``allow_empty`` (an
@@ -185,6 +189,9 @@ def assert_trajectory_fixture(
         __tracebackhide__ = True
         refuse_keywords("assert_trajectory", unknown)
         if current_scope() is None:  # e.g. called from a thread the test started
+            # the test's settings, as ``trajectory_config`` gives them; inside the test its
+            # scope holds them already, so the fixture itself reads nothing
+            trajectory_config = _settings_with_header(request)
             mode = mode or trajectory_config.mode
             tool_args = tool_args or trajectory_config.tool_args
             overrides = overrides if overrides is not None else trajectory_config.overrides

@@ -46,7 +46,26 @@ def with_settings(
     decided its verdict), with the test's threshold and repeats."""
     settings = evaluation_settings(report, judged, test, threshold, record.get("score"))
     record[SETTINGS_FIELD] = settings
-    record[SETTINGS_ID_FIELD] = fingerprint(settings)
+    record[SETTINGS_ID_FIELD] = _fingerprint(settings)
+
+
+_KNOWN: dict[tuple[tuple[str, type, Any], ...], str] = {}
+_KNOWN_MAX = 256
+
+
+def _fingerprint(settings: dict[str, Any]) -> str:
+    """``fingerprint(settings)``, remembered for settings of plain values (most evaluations of
+    a run are judged alike, and each record carries the fingerprint)."""
+    key = tuple((name, type(value), value) for name, value in settings.items())  # True is not 1
+    try:
+        known = _KNOWN.get(key)
+    except TypeError:  # a value that does not hash (a dict of overrides, a list of matchers)
+        return fingerprint(settings)
+    if known is None:
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        known = _KNOWN[key] = fingerprint(settings)
+    return known
 
 
 def evaluation_settings(

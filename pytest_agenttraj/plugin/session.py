@@ -97,11 +97,22 @@ _COUNTERS = pytest.StashKey[dict[str, int]]()
 _SETTING_ERROR = pytest.StashKey[str]()
 _ATTEMPT = pytest.StashKey[int | None]()
 _CONFLICT = pytest.StashKey[int]()
+_BASE_SCOPE = pytest.StashKey[TestScope]()
+_HOOKS = pytest.StashKey[Any]()  # the item's hook proxy (``item.ihook``), looked up once
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
 _CASSETTE = "agent_cassette"
 _MARKER_ORIGIN = "marker"
 """The origin of the tool-usage checks the marker's rules make."""
+
+
+def _drop(item: pytest.Item, key: pytest.StashKey[Any]) -> None:
+    if key in item.stash:
+        del item.stash[key]
+
+
+def _nobody(evaluation: Evaluation) -> None:
+    """The callback of a scope not yet given its phase's."""
 
 
 def _graded(score: Any) -> bool:
@@ -257,6 +268,7 @@ class TrajectorySession:
 
     def begin_attempt(self, item: pytest.Item, number: int | None) -> None:
         item.stash[_ATTEMPT] = number
+        _drop(item, _BASE_SCOPE)  # its reference files are settled per attempt
         item.stash[_EVALUATIONS] = []
         item.stash[_COUNTERS] = {}
 
@@ -274,15 +286,24 @@ class TrajectorySession:
     def end_repeat(self, item: pytest.Item) -> None:
         if _ATTEMPT in item.stash:
             del item.stash[_ATTEMPT]
+        _drop(item, _BASE_SCOPE)
 
     def attach(self, report: pytest.TestReport, records: Sequence[Mapping[str, Any]]) -> None:
         for record in records:
             report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
 
     def _scope(self, item: pytest.Item, phase: str) -> TestScope:
+        """The test's scope for ``phase``: what the phases share is made once per test (and
+        attempt), each phase's scope a copy of it with its own callback."""
+        base = item.stash.get(_BASE_SCOPE, None)
+        if base is None:
+            base = item.stash[_BASE_SCOPE] = self._base_scope(item)
+        return base.with_callback(partial(self._on_evaluation, item, phase))
+
+    def _base_scope(self, item: pytest.Item) -> TestScope:
         settings = self.settings_for(item)
         return TestScope(
-            on_evaluation=partial(self._on_evaluation, item, phase),
+            on_evaluation=_nobody,
             mode=settings.mode,
             tool_args=None
             if settings.sources.get("tool_args") == "default"
@@ -359,7 +380,8 @@ class TrajectorySession:
         counters[family] = index + 1
         report = evaluation.report
         judged = report.settings() if report is not None else {}
-        threshold = evaluation.extra.get("min_score", self.settings_for(item).min_score)
+        settings = self.settings_for(item)
+        threshold = evaluation.extra.get("min_score", settings.min_score)
         passed = result_passed(result, threshold)
         record: dict[str, Any] = {
             "nodeid": item.nodeid,
@@ -382,7 +404,7 @@ class TrajectorySession:
         record.update(evaluation.extra)
         from .record_settings import with_settings
 
-        with_settings(record, report, judged, self.settings_for(item), threshold)
+        with_settings(record, report, judged, settings, threshold)
         if not passed and report is not None:
             from ..render import render
 
@@ -393,10 +415,13 @@ class TrajectorySession:
 
             record["detail"] = detail(report)
         item.stash.setdefault(_EVALUATIONS, []).append((phase, record, evaluation))
-        item.ihook.pytest_agenttraj_evaluated(
+        hooks = item.stash.get(_HOOKS, None)
+        if hooks is None:
+            hooks = item.stash[_HOOKS] = item.ihook
+        hooks.pytest_agenttraj_evaluated(
             item=item, result=result, record=record, evaluation=evaluation
         )
-        if report is not None:
+        if report is not None and settings.usage:
             self._check_marker_usage(item, evaluation, report)
 
     def _check_marker_usage(
@@ -545,7 +570,9 @@ class TestHooks:
             return None
         return self.session.run_protocol(item, nextitem)
 
-    @pytest.hookimpl(wrapper=True)
+    # Registered late (at collection), these would be outside every other plugin's wrapper;
+    # trylast keeps them inside, as pytest's own (logging's teardown reads what its setup set).
+    @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         if item not in self.used:
@@ -559,7 +586,7 @@ class TestHooks:
             return (yield)
         return (yield from self.session.run_phase(item, "call"))
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         __tracebackhide__ = True
         if item not in self.used:
