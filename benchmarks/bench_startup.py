@@ -8,6 +8,9 @@ script measures that cost in wall time of fresh processes (``time.perf_counter``
 1. ``python -m pytest --collect-only -q -p no:cacheprovider`` on a throwaway project with
    one trivial test, (a) as installed vs (b) with ``-p no:agenttraj``; it prints the medians,
    their ratio and the plugin's overhead in percent against the target (<= 5%, PASS/MISS);
+   1b. the same four runs without ``--collect-only``, so that the one test runs (collection
+   alone leaves out what a run pays: the per-test hooks, the terminal summary, the session's
+   end); ``--only collect`` / ``--only run`` runs one of the two;
 2. for context, the same pair with ``-p no:langsmith_plugin`` added to both (the docs'
    performance page tells users they can drop langsmith's plugin), and what langsmith's plugin
    itself costs (median with it minus median without it, our plugin loaded in both);
@@ -118,8 +121,14 @@ def make_project(root: Path) -> None:
     (root / "pytest.ini").write_text(INI_FILE)
 
 
-def pytest_variant(label: str, extra: Sequence[str], runs: int) -> Variant:
-    return Variant(label, (sys.executable, *BASE_PYTEST_ARGS, *extra), runs)
+RUN_PYTEST_ARGS: tuple[str, ...] = tuple(a for a in BASE_PYTEST_ARGS if a != "--collect-only")
+"""The same command without ``--collect-only``: the one test runs (what a user's run pays)."""
+
+
+def pytest_variant(
+    label: str, extra: Sequence[str], runs: int, base: Sequence[str] = BASE_PYTEST_ARGS
+) -> Variant:
+    return Variant(label, (sys.executable, *base, *extra), runs)
 
 
 def _version(distribution: str) -> str:
@@ -216,20 +225,23 @@ def overhead_line(with_s: float, without_s: float, target: float | None) -> str:
 # --------------------------------------------------------------------------- cases
 
 
-def case_pytest_startup(project: Path, env: Mapping[str, str]) -> None:
+def case_pytest_startup(
+    project: Path, env: Mapping[str, str], base: Sequence[str] = BASE_PYTEST_ARGS, number: str = "1"
+) -> None:
     no_plugin = ("-p", f"no:{PLUGIN_NAME}")
     no_langsmith = ("-p", f"no:{LANGSMITH_PLUGIN_NAME}")
     variants = [
-        pytest_variant("(a) as installed", (), MAIN_RUNS),
-        pytest_variant(f"(b) -p no:{PLUGIN_NAME}", no_plugin, MAIN_RUNS),
-        pytest_variant(f"(c) -p no:{LANGSMITH_PLUGIN_NAME}", no_langsmith, CONTEXT_RUNS),
+        pytest_variant("(a) as installed", (), MAIN_RUNS, base),
+        pytest_variant(f"(b) -p no:{PLUGIN_NAME}", no_plugin, MAIN_RUNS, base),
+        pytest_variant(f"(c) -p no:{LANGSMITH_PLUGIN_NAME}", no_langsmith, CONTEXT_RUNS, base),
         pytest_variant(
             f"(d) -p no:{LANGSMITH_PLUGIN_NAME} -p no:{PLUGIN_NAME}",
             (*no_langsmith, *no_plugin),
             CONTEXT_RUNS,
+            base,
         ),
     ]
-    print(f"\n== 1. `python {' '.join(BASE_PYTEST_ARGS)} [...]`, one trivial test")
+    print(f"\n== {number}. `python {' '.join(base)} [...]`, one trivial test")
     print("   wall time per process; runs interleaved a, b, c, d, a, b, ...")
     samples = time_interleaved(variants, project, env)
     a, b, c, d = (summarize(v.label, samples[v.label]) for v in variants)
@@ -282,6 +294,16 @@ def case_heavy_modules(project: Path, env: Mapping[str, str]) -> None:
 
 
 def main() -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--only",
+        choices=["collect", "run"],
+        default=None,
+        help="only case 1 (--collect-only) or only case 1b (the one test run)",
+    )
+    options = parser.parse_args()
     print(header_line())
     start = perf_counter()
     with tempfile.TemporaryDirectory(prefix="agenttraj-bench-") as tmp:
@@ -291,7 +313,12 @@ def main() -> int:
         inherit = os.environ.get(INHERIT_BYTECODE_ENV) == "1"
         env = child_env(None if inherit else Path(tmp, "pycache"))
         print(bytecode_note(env, inherit))
-        case_pytest_startup(project, env)
+        if options.only in (None, "collect"):
+            case_pytest_startup(project, env)
+        if options.only in (None, "run"):
+            case_pytest_startup(project, env, RUN_PYTEST_ARGS, "1b")
+        if options.only is not None:
+            return 0
         case_module_import(project, env)
         case_heavy_modules(project, env)
     print(f"\n(start-up benchmark took {perf_counter() - start:.0f} s)")

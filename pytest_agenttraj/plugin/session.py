@@ -192,7 +192,8 @@ class TrajectorySession:
         detect = UseDetector(self.config.rootpath, PLUGIN_FIXTURES)
         groups = self.tagged_groups
         for item in items:
-            if item.get_closest_marker("trajectory") is not None:
+            marked = item.get_closest_marker("trajectory") is not None
+            if marked:
                 try:
                     item.stash[ITEM_SETTINGS] = item_settings(item, self.settings)
                 except ValueError as error:
@@ -201,7 +202,7 @@ class TrajectorySession:
                         item.stash[_SETTING_ERROR] = message
                     else:
                         errors.append(message)
-            if detect(item):
+            if detect(item, marked=marked):
                 self.used.add(item)
             elif groups and any(item.get_closest_marker(g) is not None for g in groups):
                 self.tagged_items.add(item)

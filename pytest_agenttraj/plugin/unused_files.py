@@ -49,6 +49,9 @@ class FileKind:
     suffixes: tuple[str, ...]
     noun: str
     names: Callable[[pytest.Item], Iterable[tuple[str, str]]]
+    marker: str = ""
+    """The marker whose arguments may name a file elsewhere; without the folder beside it and
+    without this marker, a test names no file (and ``names`` is not asked)."""
 
 
 def candidates(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
@@ -82,15 +85,18 @@ def namer(kind: FileKind, root: Path) -> Namer:
     folders: dict[Path, tuple[Path, bool]] = {}
 
     def folder_of(item: pytest.Item) -> tuple[Path, bool]:
-        """The kind's folder beside the test (resolved when it exists), and whether it does."""
-        parent = item.path.parent
-        if parent not in folders:
-            folder = parent / kind.folder
+        """The kind's folder beside the test (resolved when it exists), and whether it does;
+        looked up once per test file (its items share the path)."""
+        known = folders.get(item.path)
+        if known is None:
+            folder = item.path.parent / kind.folder
             exists = folder.is_dir()
-            folders[parent] = (folder.resolve() if exists else folder, exists)
-        return folders[parent]
+            known = folders[item.path] = (folder.resolve() if exists else folder, exists)
+        return known
 
     def names(item: pytest.Item) -> Iterator[tuple[str, str]]:
+        if kind.marker and not folder_of(item)[1] and item.get_closest_marker(kind.marker) is None:
+            return
         for name, why in kind.names(item):
             path = Path(name)
             simple = len(path.parts) == 1

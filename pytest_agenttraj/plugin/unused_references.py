@@ -29,7 +29,7 @@ def _reference_names(item: pytest.Item) -> Iterator[tuple[str, str]]:
             yield reference, "its marker's reference"
 
 
-REFERENCES = FileKind(FOLDER, REFERENCE_SUFFIXES, "reference", _reference_names)
+REFERENCES = FileKind(FOLDER, REFERENCE_SUFFIXES, "reference", _reference_names, "trajectory")
 """Reference files: in ``trajectories/`` beside the tests, YAML or JSON."""
 
 

@@ -54,10 +54,14 @@ class UseDetector:
         self._modules: dict[str, bool] = {}
         self._files: dict[Path, frozenset[str]] = {}
 
-    def __call__(self, item: pytest.Item) -> bool:
+    def __call__(self, item: pytest.Item, *, marked: bool | None = None) -> bool:
+        """Whether ``item`` uses the plugin; ``marked``: whether it carries the ``trajectory``
+        marker, when the caller knows."""
         if not self.fixtures.isdisjoint(getattr(item, "fixturenames", ())):
             return True
-        if item.get_closest_marker("trajectory") is not None:
+        if marked is None:
+            marked = item.get_closest_marker("trajectory") is not None
+        if marked:
             return True
         if self._has_reference(item):
             return True
@@ -68,14 +72,13 @@ class UseDetector:
         return any(self._function(func, None) for func in _fixture_functions(item))
 
     def _has_reference(self, item: pytest.Item) -> bool:
-        folder = item.path.parent / FOLDER
-        names = self._files.get(folder)
+        names = self._files.get(item.path)  # the items of a test file share its path
         if names is None:
             try:
-                names = frozenset(os.listdir(folder))
+                names = frozenset(os.listdir(item.path.parent / FOLDER))
             except OSError:
                 names = frozenset()
-            self._files[folder] = names
+            self._files[item.path] = names
         return bool(names) and default_name(item) in names
 
     def _function(self, func: Any, cls: type | None) -> bool:
