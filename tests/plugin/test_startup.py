@@ -175,11 +175,6 @@ def _counted_calls(result: pytest.RunResult) -> dict[str, dict[str, int]]:
     return counted
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the replay integration's per-test hooks (pytest_runtest_protocol, _call, "
-    "_makereport) still run for every test",
-)
 @pytest.mark.parametrize("langsmith", [True, False], ids=["with-langsmith", "without"])
 def test_a_plain_test_runs_none_of_the_package_code(
     pytester: pytest.Pytester, langsmith: bool
@@ -217,11 +212,6 @@ def test_a_plain_test_runs_none_of_the_package_code(
     assert used.get("assertions/trajectory.py:assert_trajectory") == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the replay integration's per-test hooks (pytest_runtest_protocol, _call, "
-    "_makereport) still run for every test",
-)
 def test_a_run_of_plain_tests_registers_no_per_test_hook(pytester: pytest.Pytester) -> None:
     """Without a test that uses the plugin, none of its per-test hooks is even registered."""
     pytester.makeconftest(

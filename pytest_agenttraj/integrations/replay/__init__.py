@@ -77,17 +77,19 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return None if mode == "none" else f"agenttraj: record={mode} (chat-model calls are recorded)"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test carrying the ``agent_cassette`` marker (its own, its class's or its module's)
-    uses the fixture."""
+    uses the fixture; the per-test hooks are registered only when some test uses it."""
+    used = False
     for item in items:
         names = getattr(item, "fixturenames", None)
-        if (
-            isinstance(names, list)
-            and CASSETTE_FIXTURE not in names
-            and item.get_closest_marker(CASSETTE_FIXTURE) is not None
-        ):
+        if not isinstance(names, list):
+            continue
+        if CASSETTE_FIXTURE not in names and item.get_closest_marker(CASSETTE_FIXTURE) is not None:
             names.append(CASSETTE_FIXTURE)
+        used = used or CASSETTE_FIXTURE in names
+    if used and not config.pluginmanager.has_plugin(_HOOKS_NAME):
+        config.pluginmanager.register(_CassetteHooks(), _HOOKS_NAME)
 
 
 def _state(item: pytest.Item) -> _TestCassette:
@@ -192,7 +194,7 @@ def agent_cassette(request: pytest.FixtureRequest) -> Generator[AgentCassette, N
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+def _runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """A test whose model calls did not replay fails with the replay's own error, whatever the
     agent made of it (an agent that catches errors must not turn it into a pass), and in replay
     a recorded call the test never made fails it too."""
@@ -252,7 +254,7 @@ class _ReplayRepr(TerminalRepr):
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
+def _runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
@@ -267,7 +269,7 @@ def pytest_runtest_makereport(
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+def _runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
     """Write the test's cassette once, after its last attempt, when it recorded."""
     try:
         return (yield)
@@ -276,3 +278,15 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         if state is not None:
             del item.stash[_STATE]
             _write(item, state)
+
+
+_HOOKS_NAME = "agenttraj-cassette-hooks"
+
+
+class _CassetteHooks:
+    """The per-test hooks of cassettes, registered only in runs where a test uses one (a test
+    that does not pays nothing for them)."""
+
+    pytest_runtest_call = staticmethod(_runtest_call)
+    pytest_runtest_makereport = staticmethod(_runtest_makereport)
+    pytest_runtest_protocol = staticmethod(_runtest_protocol)
