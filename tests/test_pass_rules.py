@@ -27,7 +27,7 @@ def test_valid_rules_keep_how_they_were_written(text: str, expected: PassRule) -
     assert parse_pass_rule(text, repeat=5) == expected
 
 
-FORMS = "must be one of 'all', 'majority', 'any', 'rate:<0..1>' or 'min:<count>'"
+FORMS = "must be one of 'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>' or 'lower:<0..1>'"
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "anyway, instead of failing the session as not comparable",
     )
     group.addoption(
+        "--trajectory-significance",
+        dest="trajectory_significance",
+        default=None,
+        metavar="ALPHA",
+        help="with --trajectory-baseline: a repeated result's pass rate (or graded score) that "
+        "fell counts as a regression only when the fall is significant at ALPHA (Fisher exact "
+        "or Mann-Whitney, one-sided; default 0.05); otherwise it is changed, not significant",
+    )
+    group.addoption(
         OPTION,
         dest="trajectory_min_pass_rate",
         action="append",
@@ -104,6 +113,21 @@ def _tolerance(config: pytest.Config) -> float:
     return value
 
 
+def _alpha(config: pytest.Config) -> float:
+    raw = config.getoption("trajectory_significance", default=None)
+    if raw is None:
+        return 0.05
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise pytest.UsageError(
+            f"invalid --trajectory-significance {raw!r}: must be in (0, 1), e.g. 0.05"
+        )
+    return value
+
+
 def _thresholds(config: pytest.Config, session: TrajectorySession) -> list[Threshold]:
     """The pass-rate thresholds set by option or ini (their groups' tests tagged, on workers
     too); the gate's module loads only when there are some."""
@@ -124,6 +148,7 @@ def _thresholds(config: pytest.Config, session: TrajectorySession) -> list[Thres
 def pytest_configure(config: pytest.Config) -> None:
     session = config.stash[SESSION_KEY]
     tolerance = _tolerance(config)
+    alpha = _alpha(config)
     thresholds = _thresholds(config, session)
     if session.is_worker:
         return
@@ -142,6 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
             allow_changed_settings=bool(
                 config.getoption("trajectory_allow_changed_settings", False)
             ),
+            alpha=alpha,
         )
         plugins.append((gate, "agenttraj-baseline"))
     if thresholds:

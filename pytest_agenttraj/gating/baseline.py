@@ -6,6 +6,14 @@ A result's identity is (test nodeid, evaluator key, occurrence index within the 
 *regression* is a result that passed in the baseline and fails now, or whose graded score or pass
 rate fell by more than the tolerance.
 
+A result repeated on either side (``repeat=N``: its record has ``attempts`` and
+``passed_attempts``; a single run counts as one attempt) is judged by its pass counts: a fall in
+the pass rate is a regression only when it is significant, by a one-sided Fisher exact test at
+``alpha`` (``--trajectory-significance``, default 0.05); a fall or rise that is not significant is
+*changed, not significant*, with its p-value, and does not fail the gate. Graded scores of
+repeated results (``attempt_scores``) are compared the same way with a one-sided Mann-Whitney U
+test. Two single runs keep the exact gate: passed before and failed now is a regression.
+
 A result judged under other settings than its baseline's (``settings`` in its record: mode, args
 mode, overrides, ignored keys, matchers, tool-usage rules, the judge's prompt and model, pass
 rules; see ``pytest_agenttraj.plugin.record_settings``) is *not comparable*: its verdict says
@@ -24,9 +32,19 @@ from typing import Any
 from ..evaluators.result import evaluator_family
 from .settings_change import settings_change
 
-__all__ = ["ACCEPT_OPTION", "Change", "Comparison", "compare", "identity"]
+__all__ = [
+    "ACCEPT_OPTION",
+    "DEFAULT_ALPHA",
+    "Change",
+    "Comparison",
+    "compare",
+    "identity",
+    "significance",
+]
 
 ACCEPT_OPTION = "--trajectory-allow-changed-settings"
+DEFAULT_ALPHA = 0.05
+"""The significance level of the baseline's tests on repeated results."""
 
 Identity = tuple[str, str, int]
 
@@ -76,6 +94,8 @@ class Comparison:
     vanished: list[Change] = field(default_factory=list)
     not_comparable: list[Change] = field(default_factory=list)
     other_settings: list[Change] = field(default_factory=list)  # unchanged, settings accepted
+    not_significant: list[Change] = field(default_factory=list)
+    """Pass rates or graded scores that moved, but not significantly at the run's alpha."""
     unchanged: int = 0
     warnings: list[str] = field(default_factory=list)
     allow_new_failures: bool = False
@@ -131,6 +151,7 @@ class Comparison:
             ("NEW FAILURE", [c for c in self.new if id(c) in failing]),
             ("VANISHED", [c for c in self.vanished if id(c) in failing]),
             ("improved", self.improvements),
+            ("changed, not significant", self.not_significant),
             ("new", [c for c in self.new if id(c) not in failing]),
             ("vanished", [c for c in self.vanished if id(c) not in failing]),
             ("other settings", self.other_settings),
@@ -173,6 +194,11 @@ class Comparison:
             + (f" ({passed} had passed)" if passed else "")
             + ", "
             + (f"{other} not comparable, " if other else "")
+            + (
+                f"{len(self.not_significant)} changed, not significant, "
+                if self.not_significant
+                else ""
+            )
             + f"{self.unchanged} unchanged"
         )
 
@@ -185,6 +211,11 @@ def _number(value: Any) -> float | None:
 
 def _describe(record: Mapping[str, Any]) -> str:
     if "pass_rate" in record:
+        if "attempts" in record:
+            return (
+                f"pass rate {record['pass_rate']:.2f} "
+                f"({record.get('passed_attempts')}/{record['attempts']})"
+            )
         return f"pass rate {record['pass_rate']:.2f}"
     score = record.get("score")
     if isinstance(score, bool) or score is None:
@@ -202,6 +233,52 @@ def _moved(before: float, after: float, tolerance: float) -> int:
     if after - before > tolerance + _EPSILON:
         return 1
     return 0
+
+
+def _repeated(record: Mapping[str, Any]) -> bool:
+    return "attempts" in record
+
+
+def _counts(record: Mapping[str, Any]) -> tuple[int, int]:
+    """(passed, attempts) of a record; a single run is one attempt."""
+    if _repeated(record):
+        return int(record.get("passed_attempts") or 0), int(record["attempts"])
+    return (1 if record.get("passed") else 0), 1
+
+
+def _scores(record: Mapping[str, Any]) -> list[float] | None:
+    scores = record.get("attempt_scores")
+    if isinstance(scores, list) and scores and all(_number(v) is not None for v in scores):
+        return [float(v) for v in scores]
+    score = _number(record.get("score"))
+    return None if score is None else [score]
+
+
+def significance(
+    before: Mapping[str, Any], after: Mapping[str, Any], tolerance: float
+) -> tuple[int, float] | None:
+    """For a result repeated on either side: the direction its pass rate (or, when both pass
+    rates hold, its graded score) moved beyond ``tolerance`` (-1 fell, +1 rose, 0 neither) and
+    the one-sided p-value of that move; ``None`` for two single runs (the exact gate)."""
+    if not (_repeated(before) or _repeated(after)):
+        return None
+    from ..core.stats import fisher_exact_less, mann_whitney_less
+
+    (c1, n1), (c2, n2) = _counts(before), _counts(after)
+    if n1 and n2:
+        moved = _moved(c1 / n1, c2 / n2, tolerance)
+        if moved < 0:
+            return -1, fisher_exact_less(c1, n1, c2, n2)
+        if moved > 0:
+            return 1, fisher_exact_less(c2, n2, c1, n1)
+    old, new = _scores(before), _scores(after)
+    if old is not None and new is not None and (len(old) > 1 or len(new) > 1):
+        moved = _moved(sum(old) / len(old), sum(new) / len(new), tolerance)
+        if moved < 0:
+            return -1, mann_whitney_less(old, new)
+        if moved > 0:
+            return 1, mann_whitney_less(new, old)
+    return 0, 1.0
 
 
 def _judge(before: Mapping[str, Any], after: Mapping[str, Any], tolerance: float) -> int:
@@ -228,6 +305,7 @@ def _pair(
     new: Mapping[str, Any],
     tolerance: float,
     accept: bool,
+    alpha: float = DEFAULT_ALPHA,
 ) -> None:
     """Judge one result that both runs have."""
     change = settings_change(old, new)
@@ -235,8 +313,18 @@ def _pair(
     if change is not None and not change.tightened and not accept:
         comparison.not_comparable.append(Change(key, old, new, f"{change.text()}; {outcome}"))
         return
-    verdict = _judge(old, new, tolerance)
     reason = outcome + (f" ({change.text()})" if change is not None else "")
+    tested = significance(old, new, tolerance)
+    if tested is None:
+        verdict = _judge(old, new, tolerance)
+    else:
+        verdict, p_value = tested
+        if verdict:
+            reason += f", p={p_value:.3g}"
+            if p_value >= alpha:
+                reason += f" >= alpha {alpha:g}"
+                comparison.not_significant.append(Change(key, old, new, reason))
+                return
     if verdict < 0:
         comparison.regressions.append(Change(key, old, new, reason))
     elif verdict > 0:
@@ -248,17 +336,23 @@ def _pair(
 
 
 def judge_pair(
-    old: Mapping[str, Any], new: Mapping[str, Any], *, tolerance: float = 0.0, accept: bool = False
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    *,
+    tolerance: float = 0.0,
+    accept: bool = False,
+    alpha: float = DEFAULT_ALPHA,
 ) -> tuple[str, str] | None:
     """How one result compares with its baseline (``(group, reason)``, the groups of
     ``Comparison.lines``), or ``None`` when it is unchanged under the same settings."""
     comparison = Comparison()
     key = identity(new)
-    _pair(comparison, key, old, new, tolerance, accept)
+    _pair(comparison, key, old, new, tolerance, accept, alpha)
     for title, changes in (
         ("REGRESSED", comparison.regressions),
         ("NOT COMPARABLE", comparison.not_comparable),
         ("improved", comparison.improvements),
+        ("changed, not significant", comparison.not_significant),
         ("other settings", comparison.other_settings),
     ):
         if changes:
@@ -276,6 +370,7 @@ def compare(
     allow_new_failures: bool = False,
     allow_vanished: bool = False,
     allow_changed_settings: bool = False,
+    alpha: float = DEFAULT_ALPHA,
 ) -> Comparison:
     """Compare ``results`` (this run's records) with a loaded baseline report."""
     before = {identity(r): r for r in baseline.get("results", [])}
@@ -289,7 +384,7 @@ def compare(
         elif new is None:
             comparison.vanished.append(Change(key, old, None, f"was {_describe(old)}, now absent"))
         else:
-            _pair(comparison, key, old, new, tolerance, allow_changed_settings)
+            _pair(comparison, key, old, new, tolerance, allow_changed_settings, alpha)
     base_settings = baseline.get("settings")
     if settings is not None and base_settings is not None and dict(base_settings) != dict(settings):
         comparison.warnings.append(

@@ -11,7 +11,7 @@ import pytest
 from .._version import __version__
 from ..errors import BaselineError
 from ..plugin.session import TrajectorySession
-from .baseline import Comparison, compare, identity
+from .baseline import DEFAULT_ALPHA, Comparison, compare, identity
 from .baseline_file import load_baseline
 from .verdict import fail_session, gates_apply
 
@@ -30,6 +30,7 @@ class BaselineGate:
         allow_new_failures: bool = False,
         allow_vanished: bool = False,
         allow_changed_settings: bool = False,
+        alpha: float = DEFAULT_ALPHA,
     ) -> None:
         try:
             self.baseline = load_baseline(path)
@@ -41,6 +42,7 @@ class BaselineGate:
         self.allow_new_failures = allow_new_failures
         self.allow_vanished = allow_vanished
         self.allow_changed_settings = allow_changed_settings
+        self.alpha = alpha
         self.comparison: Comparison | None = None
 
     def baseline_records(self) -> dict[tuple[str, str, int], dict[str, Any]]:
@@ -60,6 +62,7 @@ class BaselineGate:
             allow_new_failures=self.allow_new_failures,
             allow_vanished=self.allow_vanished,
             allow_changed_settings=self.allow_changed_settings,
+            alpha=self.alpha,
         )
         if self.comparison.failed:
             fail_session(session)
@@ -75,7 +78,9 @@ class BaselineGate:
                 line,
                 red=line.split(":")[0].isupper(),
                 green=line.startswith("improved"),
-                yellow=line.startswith(("baseline was made", "not comparable", "other settings")),
+                yellow=line.startswith(
+                    ("baseline was made", "not comparable", "other settings", "changed, not")
+                ),
             )
         if self.comparison.failed:
             terminalreporter.write_line(

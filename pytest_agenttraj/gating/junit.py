@@ -75,7 +75,11 @@ class JunitProperties:
         if old is None:
             return []
         found = judge_pair(
-            old, record, tolerance=gate.tolerance, accept=gate.allow_changed_settings
+            old,
+            record,
+            tolerance=gate.tolerance,
+            accept=gate.allow_changed_settings,
+            alpha=gate.alpha,
         )
         if found is None:
             return []

@@ -11,7 +11,10 @@ result not comparable:
 * ``ignore_keys`` of a trajectory match lose some keys and gain none (fewer keys left out,
   more compared);
 * ``allow_empty`` goes from true to false (only refusals are added);
-* ``min_score`` rises (a missing one is 1, the default threshold).
+* ``min_score`` rises (a missing one is 1, the default threshold);
+* ``repeat`` changes between whole numbers above 1: it is the sample size of a pass rate, and
+  the baseline compares repeated results by their pass counts with a significance test that
+  accounts for it.
 """
 
 from __future__ import annotations
@@ -126,7 +129,12 @@ def _higher_threshold(was: Any, now: Any, _settings: Mapping[str, Any]) -> bool:
     return before is not None and after is not None and after > before
 
 
+def _sample_size(was: Any, now: Any, _settings: Mapping[str, Any]) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) and v > 1 for v in (was, now))
+
+
 _TIGHTER: dict[str, Callable[[Any, Any, Mapping[str, Any]], bool]] = {
+    "repeat": _sample_size,
     "tool_args": _args_mode,
     "ignore_keys": _fewer_keys,
     "allow_empty": _refuses_empty,

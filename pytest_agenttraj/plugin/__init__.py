@@ -29,7 +29,7 @@ from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
 from .report_file import ReportFile
 from .session import SESSION_KEY, TrajectorySession
-from .settings import MARKERS, SUMMARY_INI, session_settings, summary_setting
+from .settings import CONFIDENCE_INI, MARKERS, SUMMARY_INI, session_settings, summary_setting
 from .simulation import add_simulation_options, check_simulation_options
 from .unused_files import namer
 from .unused_references import REFERENCES, UnusedReferences
@@ -111,6 +111,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "rootdir names; only a run that collected every test file there and ran every test "
         "deletes anything, any other says why it deleted nothing",
     )
+    group.addoption(
+        "--trajectory-confidence",
+        dest="trajectory_confidence",
+        default=None,
+        metavar="LEVEL",
+        help="confidence level (0..1) of pass-rate intervals and lower: pass rules (default 0.95)",
+    )
+    group.addoption(
+        "--trajectory-stats",
+        dest="trajectory_stats",
+        action="store_true",
+        default=False,
+        help="run every attempt of a repeated test (no early stop), so that its pass rate, "
+        "interval, pass^k and pass@k use all of them",
+    )
     add_judge_options(parser, group)
     add_simulation_options(parser, group)
     add_cassette_options(parser, group)
@@ -128,6 +143,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "false leaves them to the report, the gates and LangSmith)",
         type="bool",
         default=True,
+    )
+    parser.addini(
+        CONFIDENCE_INI,
+        "confidence level of pass-rate intervals and lower: pass rules (see "
+        "--trajectory-confidence)",
+        default="",
     )
     parser.addini(
         "trajectory_ignore_keys",

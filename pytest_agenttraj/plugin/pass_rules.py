@@ -1,7 +1,9 @@
 """Pass rules for repeated runs of a nondeterministic agent: how many of N attempts must pass.
 
-``all``, ``majority``, ``any``, ``rate:0.8`` (at least that share) and ``min:3`` (at least that
-many). A verdict can be settled before every attempt has run, so runs stop early.
+``all``, ``majority``, ``any``, ``rate:0.8`` (at least that share), ``min:3`` (at least that
+many) and ``lower:0.8`` (the Wilson lower bound of the pass rate, at the run's confidence level,
+reaches that share). A verdict can be settled before every attempt has run, so runs stop early,
+except under a ``lower:`` rule: its verdict is an estimate from every attempt.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 __all__ = ["PassRule", "parse_pass_rule"]
 
-_FORMS = "'all', 'majority', 'any', 'rate:<0..1>' or 'min:<count>'"
+_FORMS = "'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>' or 'lower:<0..1>'"
 
 
 @dataclass(frozen=True)
@@ -21,9 +23,18 @@ class PassRule:
     kind: str
     value: float = 0.0
     text: str = "all"
+    confidence: float = 0.95
+    """The confidence level of a ``lower:`` rule's interval."""
+
+    @property
+    def stops_early(self) -> bool:
+        """Whether runs may stop once the verdict is settled (not under a ``lower:`` rule)."""
+        return self.kind != "lower"
 
     def required(self, attempts: int) -> int:
-        """How many of ``attempts`` must pass."""
+        """How many of ``attempts`` must pass (``attempts + 1`` when none would do)."""
+        if self.kind == "lower":
+            return _lowest_passing(self.value, attempts, self.confidence)
         if self.kind == "all":
             return attempts
         if self.kind == "majority":
@@ -36,6 +47,8 @@ class PassRule:
 
     def verdict(self, passed: int, failed: int, attempts: int) -> bool | None:
         """``True``/``False`` once settled by the attempts so far, ``None`` while it is open."""
+        if not self.stops_early and passed + failed < attempts:
+            return None
         need = self.required(attempts)
         if passed >= need:
             return True
@@ -44,13 +57,45 @@ class PassRule:
         return None
 
 
-def parse_pass_rule(text: object, *, repeat: int = 1) -> PassRule:
-    """Parse and check a pass rule against the number of attempts; ``ValueError`` if invalid."""
+def _lowest_passing(share: float, attempts: int, confidence: float) -> int:
+    """The fewest passes of ``attempts`` whose Wilson lower bound reaches ``share``."""
+    from ..core.stats import wilson_interval
+
+    for passed in range(attempts + 1):
+        if wilson_interval(passed, attempts, confidence).low + 1e-12 >= share:
+            return passed
+    return attempts + 1
+
+
+def _lower_rule(text: str, raw: str, repeat: int, confidence: float) -> PassRule:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise ValueError(
+            f"invalid pass_rule {text!r}: a lower bound must be in (0, 1), e.g. lower:0.8"
+        )
+    rule = PassRule("lower", value, text, confidence)
+    if rule.required(repeat) > repeat:
+        from ..core.stats import wilson_interval
+
+        best = wilson_interval(repeat, repeat, confidence).low
+        raise ValueError(
+            f"invalid pass_rule {text!r}: even {repeat} of {repeat} passing attempts give a "
+            f"lower bound of {best:.3f} at confidence {confidence:g}; raise repeat"
+        )
+    return rule
+
+
+def parse_pass_rule(text: object, *, repeat: int = 1, confidence: float = 0.95) -> PassRule:
+    """Parse and check a pass rule against the number of attempts; ``ValueError`` if invalid.
+    ``confidence`` is the level of a ``lower:`` rule's interval."""
     if not isinstance(text, str):
         raise ValueError(f"invalid pass_rule {text!r}: must be one of {_FORMS}")
     rule = text.strip()
     if rule in ("all", "majority", "any"):
-        return PassRule(rule, text=rule)
+        return PassRule(rule, text=rule, confidence=confidence)
     kind, _, raw = rule.partition(":")
     if kind == "rate":
         try:
@@ -59,7 +104,9 @@ def parse_pass_rule(text: object, *, repeat: int = 1) -> PassRule:
             value = -1.0
         if not 0 < value <= 1:
             raise ValueError(f"invalid pass_rule {text!r}: a rate must be in (0, 1], e.g. rate:0.8")
-        return PassRule("rate", value, rule)
+        return PassRule("rate", value, rule, confidence)
+    if kind == "lower":
+        return _lower_rule(rule, raw, repeat, confidence)
     if kind == "min":
         if not raw.isdigit() or int(raw) < 1:
             raise ValueError(
@@ -69,5 +116,5 @@ def parse_pass_rule(text: object, *, repeat: int = 1) -> PassRule:
             raise ValueError(
                 f"invalid pass_rule {text!r}: needs {raw} passing attempts but repeat={repeat}"
             )
-        return PassRule("min", float(raw), rule)
+        return PassRule("min", float(raw), rule, confidence)
     raise ValueError(f"invalid pass_rule {text!r}: must be one of {_FORMS}")

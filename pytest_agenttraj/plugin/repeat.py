@@ -14,7 +14,8 @@ How it runs:
   is finished afterwards.
 * An attempt *passes* when its test passes: setup, call and teardown all pass. A failure in the
   call is a failed attempt, an error in setup or teardown an errored one; both count against the
-  rule. Runs stop as soon as the verdict is settled (``PassRule.verdict``).
+  rule. Runs stop as soon as the verdict is settled (``PassRule.verdict``), except under a
+  ``lower:`` rule or ``--trajectory-stats``, where every attempt runs.
 * A *skipped* attempt (``pytest.skip``, a skip marker, an ``xfail`` that failed) ends the runs and
   the test is reported skipped: a test skipped in its first attempt runs once.
 * pytest is told about the test once: the reports of one attempt are logged. For a passing verdict
@@ -26,8 +27,11 @@ What the report gets: the last logged report (teardown) carries, in ``user_prope
 ``("agenttraj_repeat", json)`` entry with the attempt counts (:func:`repeat_info`) and one
 ``("agenttraj", json)`` entry per evaluation identity, *not* per attempt (:func:`aggregate`):
 ``attempts``, ``evaluated_attempts``, ``passed_attempts``, ``pass_rate``, ``attempt_passed``,
-``repeat`` and ``pass_rule`` are added, and ``passed`` is the evaluation's own verdict: its pass
-rate reaches the share the rule asks of the planned attempts (``required / repeat``). Under
+``repeat``, ``pass_rule`` and the statistics of its attempts (``pass_rate_interval``,
+``confidence``, ``pass_hat_k``, ``pass_at_k``: :func:`pytest_agenttraj.core.stats.pass_stats`)
+are added, and ``passed`` is the evaluation's own verdict: its pass rate reaches the share the
+rule asks of the planned attempts (``required / repeat``; under a ``lower:`` rule, the Wilson
+lower bound of its rate reaches the rule's share). Under
 pytest-xdist a test runs on one worker, so the records ride on that one logged report, and
 ``pytest_agenttraj_record`` sees each aggregated record once. ``pytest_agenttraj_evaluated`` is
 still called live for every attempt's evaluation; its record then has an ``attempt`` number.
@@ -55,6 +59,7 @@ __all__ = [
     "repeat_line",
     "repeat_lines",
     "run_repeated",
+    "stats_line",
 ]
 
 REPEAT_PROPERTY = "agenttraj_repeat"
@@ -109,8 +114,11 @@ def run_repeated(
     repeat: int,
     rule: PassRule,
     recorder: AttemptRecorder,
+    full: bool = False,
 ) -> None:
-    """Run ``item`` up to ``repeat`` times and log one set of reports (see the module docstring)."""
+    """Run ``item`` up to ``repeat`` times and log one set of reports (see the module docstring);
+    ``full``: no early stop, every attempt runs unless one is skipped."""
+    early = rule.stops_early and not full
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     own_properties = list(item.user_properties)
@@ -126,13 +134,14 @@ def run_repeated(
                 return (
                     outcome == "skipped"
                     or number == repeat
-                    or _settles(attempts, outcome, rule, repeat)
+                    or (early and _settles(attempts, outcome, rule, repeat))
                 )
 
             reports, torn_down = _run_attempt(item, nextitem, ends)
             records = recorder.end_attempt(item)
             attempts.append(_Attempt(number, reports, records, attempt_outcome(reports)))
-            stop = attempts[-1].outcome == "skipped" or _verdict(attempts, rule, repeat) is not None
+            settled = early and _verdict(attempts, rule, repeat) is not None
+            stop = attempts[-1].outcome == "skipped" or settled
             if stop or item.session.shouldstop or item.session.shouldfail:
                 if not torn_down:
                     closing = _close(item, nextitem, recorder)
@@ -283,7 +292,47 @@ def repeat_info(
         "outcomes": list(outcomes),
         "verdict": verdict,
         "stopped_early": len(outcomes) < repeat,
+        **_stats(counts["passed"], len(outcomes) - counts["skipped"], rule.confidence),
     }
+
+
+def _stats(passed: int, attempts: int, confidence: float) -> dict[str, Any]:
+    """The statistics fields of ``passed`` of ``attempts`` (none without an attempt)."""
+    if attempts < 1:
+        return {}
+    from ..core.stats import pass_stats
+
+    return pass_stats(passed, attempts, confidence).as_json()
+
+
+def _graded_stats(scores: Sequence[Any], rule: PassRule) -> dict[str, Any]:
+    """``attempt_scores``, ``score_mean`` and ``score_interval`` (a t interval) of a graded
+    evaluation's attempts; nothing for verdicts."""
+    graded = [s for s in scores if isinstance(s, int | float) and not isinstance(s, bool)]
+    if not graded or len(graded) != len(scores):
+        return {}
+    from ..core.stats import mean_interval
+
+    interval = mean_interval(graded, rule.confidence)
+    return {
+        "attempt_scores": list(graded),
+        "score_mean": round(sum(graded) / len(graded), 6),
+        "score_interval": [round(interval.low, 6), round(interval.high, 6)],
+    }
+
+
+def stats_line(info: Mapping[str, Any]) -> str | None:
+    """``4/5 passed (80%, 95% CI 37.6-96.4%)`` for a record or repeat info with an interval."""
+    interval = info.get("pass_rate_interval")
+    if not interval:
+        return None
+    from ..core.stats import Interval, PassStats
+
+    attempts = int(info["attempts"]) - int(info.get("skipped") or 0)
+    passed = int(info.get("passed_attempts", info.get("passed")) or 0)
+    confidence = float(info.get("confidence") or 0.95)
+    shown = PassStats(passed, attempts, Interval(interval[0], interval[1], confidence), (), ())
+    return shown.text()
 
 
 _OUTCOMES = ("passed", "failed", "error", "skipped")
@@ -317,6 +366,9 @@ def repeat_line(info: Mapping[str, Any]) -> str:
 def _failure_text(info: Mapping[str, Any], attempts: Sequence[_Attempt]) -> str:
     outcomes = ", ".join(f"{a.number} {a.outcome}" for a in attempts)
     text = f"{repeat_line(info)}\nattempts: {outcomes}; shown: attempt {info['shown_attempt']}"
+    stats = stats_line(info)
+    if stats is not None:
+        text += f"\n{stats}"
     if "reference_conflict" in info:
         text += (
             f"\nattempt {info['reference_conflict']} disagreed with a reference file an earlier "
@@ -330,7 +382,12 @@ def repeat_lines(infos: Sequence[Mapping[str, Any]], verbosity: int = 0) -> list
     order = {"failed": 0, "skipped": 1, "passed": 2}
     rows = sorted(infos, key=lambda i: (order.get(str(i.get("verdict")), 3), str(i["nodeid"])))
     shown = rows if verbosity >= 1 else rows[:_DEFAULT_ROWS]
-    lines = [f"{str(i['verdict']).upper()} {i['nodeid']}: {repeat_line(i)}" for i in shown]
+    lines = []
+    for info in shown:
+        lines.append(f"{str(info['verdict']).upper()} {info['nodeid']}: {repeat_line(info)}")
+        stats = stats_line(info) if info["verdict"] != "skipped" else None
+        if stats is not None:
+            lines.append(f"    {stats}")
     if len(shown) < len(rows):
         lines.append(f"... {len(rows) - len(shown)} more repeated tests (-v shows all)")
     return lines
@@ -376,7 +433,10 @@ def aggregate(
         ]
         flags = [bool(occurrences[n].get("passed")) if n in occurrences else None for n in counted]
         passed_attempts = sum(1 for flag in flags if flag)
-        passed = passed_attempts * repeat >= required * len(counted)
+        if rule.kind == "lower":
+            passed = rule.required(len(counted)) <= passed_attempts
+        else:
+            passed = passed_attempts * repeat >= required * len(counted)
         agreeing = [n for n in occurrences if bool(occurrences[n].get("passed")) == passed]
         chosen = max(agreeing or occurrences)
         if shown in agreeing:
@@ -396,6 +456,8 @@ def aggregate(
             attempt_passed=flags,
             repeat=repeat,
             pass_rule=rule.text,
+            **_stats(passed_attempts, len(counted), rule.confidence),
+            **_graded_stats([occurrences[n].get("score") for n in sorted(occurrences)], rule),
         )
         out.append(record)
     return out

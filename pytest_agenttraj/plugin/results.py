@@ -58,6 +58,17 @@ class TrajectoryResults:
         if any("attempts" in r for r in self.records):
             summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
             summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
+            confidence = next(
+                (float(r["confidence"]) for r in self.records if "confidence" in r), 0.95
+            )
+            if summary["attempts"]:
+                from ..core.stats import wilson_interval
+
+                interval = wilson_interval(
+                    summary["passed_attempts"], summary["attempts"], confidence
+                )
+                summary["pass_rate_interval"] = [round(interval.low, 6), round(interval.high, 6)]
+                summary["confidence"] = confidence
         judged = judge_totals(self.records)
         if judged is not None:
             summary["judge"] = judged
@@ -160,6 +171,10 @@ _PUBLIC_FIELDS = (
     "attempt_passed",
     "repeat",
     "pass_rule",
+    "pass_rate_interval",
+    "confidence",
+    "pass_hat_k",
+    "pass_at_k",
     "settings",
     "settings_id",
 )

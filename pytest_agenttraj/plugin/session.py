@@ -264,7 +264,14 @@ class TrajectorySession:
         settings = self.settings_for(item)
         if settings.repeat <= 1 or self.config.getoption("setuponly", False):
             return None
-        run_repeated(item, nextitem, repeat=settings.repeat, rule=settings.pass_rule, recorder=self)
+        run_repeated(
+            item,
+            nextitem,
+            repeat=settings.repeat,
+            rule=settings.pass_rule,
+            recorder=self,
+            full=settings.full_runs,
+        )
         return True
 
     def begin_attempt(self, item: pytest.Item, number: int | None) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CASSETTE_MARKER_HELP",
+    "CONFIDENCE_INI",
     "MARKERS",
     "MARKER_ARGS",
     "MARKER_HELP",
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 SUMMARY_INI = "trajectory_summary"
+CONFIDENCE_INI = "trajectory_confidence"
 
 USAGE_ARGS = ("required", "forbidden", "max_calls", "max_total_calls", "max_steps")
 """Marker arguments that set tool-usage rules, checked on every trajectory the test evaluates."""
@@ -62,7 +64,8 @@ MARKER_HELP = (
     "settings for this test, class or module (mode: strict|unordered|subset|superset|in_order; "
     "tool_args: exact|ignore|subset|superset; overrides: {tool name: args mode | key list | "
     "{'ignore_keys': [...]} | callable}; reference: a file in the test's trajectories/ folder; "
-    "repeat: run the test N times, judged by pass_rule: all|majority|any|rate:0.8|min:3; "
+    "repeat: run the test N times, judged by pass_rule: all|majority|any|rate:0.8|min:3|"
+    "lower:0.8 (the Wilson lower bound of the pass rate); "
     "min_score: the score 0..1 a graded result needs to pass; ignore_keys: dotted key paths "
     "left out of every tool's args; allow_empty: accept an empty reference or output; "
     "required, forbidden, max_calls, max_total_calls, max_steps: tool-usage rules checked on "
@@ -100,6 +103,10 @@ class TrajectorySettings:
     ignore_keys: tuple[str, ...] = ()
     allow_empty: bool = False
     usage: UsageRules | None = None
+    confidence: float = 0.95
+    """The confidence level of pass-rate intervals and ``lower:`` rules."""
+    full_runs: bool = False
+    """``--trajectory-stats``: every attempt of a repeated test runs, none stops early."""
 
     def match_config(self) -> MatchConfig:
         return make_config(
@@ -212,7 +219,32 @@ def session_settings(config: pytest.Config) -> TrajectorySettings:
         value, source, where = picked
         tool_args = _usage(check_tool_args_mode, value, where)
         sources["tool_args"] = source
-    return TrajectorySettings(mode, tool_args, sources=sources, ignore_keys=ignore_keys)
+    confidence = _confidence(config)
+    return TrajectorySettings(
+        mode,
+        tool_args,
+        sources=sources,
+        ignore_keys=ignore_keys,
+        pass_rule=parse_pass_rule("all", confidence=confidence),
+        confidence=confidence,
+        full_runs=bool(config.getoption("trajectory_stats", default=False)),
+    )
+
+
+def _confidence(config: pytest.Config) -> float:
+    """``--trajectory-confidence``, else the ini key, else 0.95; a value outside (0, 1) is a
+    usage error naming where it came from."""
+    picked = _pick(config, "trajectory_confidence", "--trajectory-confidence", CONFIDENCE_INI)
+    if picked is None:
+        return 0.95
+    value, _, where = picked
+    try:
+        level = float(value)
+    except ValueError:
+        level = -1.0
+    if not 0 < level < 1:
+        raise pytest.UsageError(f"invalid {where} {value!r}: must be in (0, 1), e.g. 0.95")
+    return level
 
 
 def _usage(check: Any, value: Any, where: str) -> Any:
@@ -281,7 +313,9 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
     repeat = chosen.get("repeat", base.repeat)
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"invalid repeat {repeat!r}: must be a whole number >= 1")
-    pass_rule = parse_pass_rule(chosen.get("pass_rule", base.pass_rule.text), repeat=repeat)
+    pass_rule = parse_pass_rule(
+        chosen.get("pass_rule", base.pass_rule.text), repeat=repeat, confidence=base.confidence
+    )
     min_score = chosen.get("min_score", base.min_score)
     if min_score is not None:
         min_score = check_min_score(min_score)

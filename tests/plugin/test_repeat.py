@@ -417,18 +417,32 @@ def test_agent():
     assert run("PPPPF", "--trajectory-report=main.json").ret == pytest.ExitCode.OK
     assert _load(project.path / "main.json")["results"][0]["pass_rate"] == 0.8
 
-    worse = run("PPPFF", "--trajectory-baseline=main.json", "--trajectory-tolerance=0.1")
+    # 4/5 -> 3/5 has p = 0.5: only a loose significance level lets the tolerance decide
+    loose = "--trajectory-significance=0.6"
+    worse = run("PPPFF", "--trajectory-baseline=main.json", "--trajectory-tolerance=0.1", loose)
     assert worse.ret == pytest.ExitCode.TESTS_FAILED
     worse.stdout.fnmatch_lines(
-        ["REGRESSED: *test_agent exact_match: pass rate 0.80 -> pass rate 0.60", "*1 regressed*"]
+        [
+            "REGRESSED: *test_agent exact_match: pass rate 0.80 (4/5) -> pass rate 0.60 (3/5), "
+            "p=0.5",
+            "*1 regressed*",
+        ]
     )
-    within = run("PPPFF", "--trajectory-baseline=main.json", "--trajectory-tolerance=0.25")
+    within = run("PPPFF", "--trajectory-baseline=main.json", "--trajectory-tolerance=0.25", loose)
     assert within.ret == pytest.ExitCode.OK
     within.stdout.fnmatch_lines(["baseline: 0 regressed, 0 improved, 0 new, 0 vanished, 1 *"])
-    better = run("PPPPP", "--trajectory-baseline=main.json", "--trajectory-tolerance=0.1")
+    better = run("PPPPP", "--trajectory-baseline=main.json", "--trajectory-tolerance=0.1", loose)
     assert better.ret == pytest.ExitCode.OK
     better.stdout.fnmatch_lines(
-        ["improved: *test_agent exact_match: pass rate 0.80 -> pass rate 1.00"]
+        ["improved: *test_agent exact_match: pass rate 0.80 (4/5) -> pass rate 1.00 (5/5), p=0.5"]
+    )
+    noisy = run("PPPFF", "--trajectory-baseline=main.json")
+    assert noisy.ret == pytest.ExitCode.OK
+    noisy.stdout.fnmatch_lines(
+        [
+            "changed, not significant: *test_agent exact_match: pass rate 0.80 (4/5) -> pass "
+            "rate 0.60 (3/5), p=0.5 >= alpha 0.05"
+        ]
     )
 
 

@@ -1,0 +1,201 @@
+"""Statistics of repeated tests in real runs: lower-bound pass rules, every attempt run, the
+report's intervals and pass^k, and baselines that flag only significant falls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AGENT = """
+import os
+from pathlib import Path
+import pytest
+from pytest_agenttraj import exact_match
+
+def attempt():
+    path = Path("agent.attempts")
+    with path.open("a") as stream:
+        stream.write(".")
+    return len(path.read_text())
+
+@pytest.mark.trajectory(repeat=int(os.environ["REPEAT"]), pass_rule=os.environ["RULE"])
+def test_agent():
+    number = attempt()
+    outcome = os.environ["PATTERN"][number - 1]
+    assert exact_match(outputs=outcome, reference_outputs="P")["score"]
+"""
+
+
+def _load(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.fixture
+def agent(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Any:
+    project.makepyfile(test_agent=AGENT)
+
+    def run(pattern: str, rule: str, *args: str) -> pytest.RunResult:
+        monkeypatch.setenv("PATTERN", pattern)
+        monkeypatch.setenv("REPEAT", str(len(pattern)))
+        monkeypatch.setenv("RULE", rule)
+        (project.path / "agent.attempts").unlink(missing_ok=True)
+        return project.runpytest(*args)
+
+    return run
+
+
+def _attempts(project: pytest.Pytester) -> int:
+    return len((project.path / "agent.attempts").read_text())
+
+
+def test_lower_rule_runs_every_attempt_and_gates_on_the_bound(
+    project: pytest.Pytester, agent: Any
+) -> None:
+    # 9/10 has a Wilson lower bound of 0.596; lower:0.5 needs 9 passes of 10
+    met = agent("PPPPPPPPPF", "lower:0.5", "--trajectory-report=r.json")
+    met.assert_outcomes(passed=1)
+    met.stdout.fnmatch_lines(["    9/10 passed (90%, 95% CI 59.6-98.2%)"])
+    record = _load(project.path / "r.json")["results"][0]
+    assert record["pass_rate_interval"] == pytest.approx([0.59585, 0.982124], abs=1e-6)
+    assert record["pass_hat_k"]["1"] == pytest.approx(0.9)
+    assert record["pass_hat_k"]["10"] == 0
+    assert record["pass_at_k"]["10"] == 1
+    assert set(record["pass_hat_k"]) == {str(k) for k in range(1, 11)}
+    # the rule's own rate would be settled after 9 passes; the bound needs every attempt
+    early = agent("FPPPPPPPPP", "lower:0.5")
+    early.assert_outcomes(failed=0, passed=1)
+    assert _attempts(project) == 10
+    missed = agent("PPPPPPPPFF", "lower:0.5")
+    missed.assert_outcomes(failed=1)
+    assert _attempts(project) == 10
+    missed.stdout.fnmatch_lines(
+        ["8 of 10 attempts passed (2 failed); pass_rule lower:0.5 needs 9", "*8/10 passed (80%*"]
+    )
+
+
+def test_lower_rule_that_cannot_be_met_is_a_usage_error(agent: Any) -> None:
+    result = agent("PPPPP", "lower:0.8")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*test_agent: invalid pass_rule 'lower:0.8': even 5 of 5 passing attempts give a "
+            "lower bound of 0.566 at confidence 0.95; raise repeat"
+        ]
+    )
+
+
+def test_confidence_level_from_the_ini_and_the_command_line(
+    project: pytest.Pytester, agent: Any
+) -> None:
+    ini = project.path / "pytest.ini"
+    ini.write_text(ini.read_text(encoding="utf-8") + "\ntrajectory_confidence = 0.8\n")
+    result = agent("PPPPF", "all")
+    result.stdout.fnmatch_lines(["    4/5 passed (80%, 80% CI *"])
+    flag = agent("PPPPF", "all", "--trajectory-confidence=0.95")
+    flag.stdout.fnmatch_lines(["    4/5 passed (80%, 95% CI 37.6-96.4%)"])
+    bad = agent("PPPPF", "all", "--trajectory-confidence=95")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*invalid --trajectory-confidence '95': must be in (0, 1)*"])
+
+
+def test_stats_option_stops_no_rule_early(project: pytest.Pytester, agent: Any) -> None:
+    agent("FPPPP", "all").assert_outcomes(failed=1)
+    assert _attempts(project) == 1
+    agent("FPPPP", "all", "--trajectory-stats", "--trajectory-report=r.json")
+    assert _attempts(project) == 5
+    record = _load(project.path / "r.json")["results"][0]
+    assert (record["attempts"], record["passed_attempts"]) == (5, 4)
+
+
+def test_noisy_agent_against_a_perfect_baseline(agent: Any) -> None:
+    made = agent("PPPPP", "min:1", "--trajectory-report=main.json", "--trajectory-stats")
+    assert made.ret == pytest.ExitCode.OK
+    # each run judged against the baseline only (the test's own rule is loose), every attempt run
+    against = ("--trajectory-baseline=main.json", "--trajectory-stats")
+    noise = agent("PPPFP", "min:1", *against)
+    assert noise.ret == pytest.ExitCode.OK
+    noise.stdout.fnmatch_lines(
+        [
+            "changed, not significant: test_agent.py::test_agent exact_match: pass rate 1.00 "
+            "(5/5) -> pass rate 0.80 (4/5), p=0.5 >= alpha 0.05",
+            "baseline: 0 regressed, 0 improved, 0 new, 0 vanished, 1 changed, not significant, "
+            "0 unchanged",
+        ]
+    )
+    drop = agent("FFFFPFFFFF", "min:1", *against)
+    assert drop.ret == pytest.ExitCode.TESTS_FAILED
+    drop.stdout.fnmatch_lines(
+        [
+            "REGRESSED: test_agent.py::test_agent exact_match: pass rate 1.00 (5/5) -> pass "
+            "rate 0.10 (1/10) (tightened: repeat 5 -> 10), p=0.002",
+            "*the session fails",
+        ]
+    )
+    strict = agent("PPPFP", "min:1", *against, "--trajectory-significance=0.6")
+    assert strict.ret == pytest.ExitCode.TESTS_FAILED
+    bad = agent("PPPFP", "min:1", *against, "--trajectory-significance=2")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_single_runs_keep_the_exact_gate(agent: Any) -> None:
+    assert agent("P", "all", "--trajectory-report=main.json").ret == pytest.ExitCode.OK
+    result = agent("F", "all", "--trajectory-baseline=main.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["REGRESSED: *test_agent exact_match: passed -> failed"])
+
+
+GRADED = """
+import os
+from pathlib import Path
+import pytest
+from pytest_agenttraj import create_tool_call_accuracy_evaluator
+
+def attempt():
+    path = Path("agent.attempts")
+    with path.open("a") as stream:
+        stream.write(".")
+    return len(path.read_text())
+
+CALL = {"role": "assistant", "content": "", "tool_calls": [
+    {"function": {"name": "search", "arguments": "{}"}}]}
+OTHER = {"role": "assistant", "content": "", "tool_calls": [
+    {"function": {"name": "other", "arguments": "{}"}}]}
+
+@pytest.mark.trajectory(repeat=8, pass_rule="any")
+def test_graded():
+    number = attempt()
+    good = os.environ["PATTERN"][number - 1] == "P"
+    evaluator = create_tool_call_accuracy_evaluator()
+    evaluator(outputs=[CALL, CALL if good else OTHER], reference_outputs=[CALL, CALL])
+"""
+
+
+def test_graded_scores_get_a_mean_interval_and_a_rank_test(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makepyfile(test_graded=GRADED)
+
+    def run(pattern: str, *args: str) -> pytest.RunResult:
+        monkeypatch.setenv("PATTERN", pattern)
+        (project.path / "agent.attempts").unlink(missing_ok=True)
+        return project.runpytest("--trajectory-stats", *args)
+
+    run("PPPPPPPP", "--trajectory-report=main.json")
+    record = _load(project.path / "main.json")["results"][0]
+    assert record["attempt_scores"] == [1.0] * 8
+    assert record["score_interval"] == [1.0, 1.0]
+    slight = run("PPPPPPPF", "--trajectory-baseline=main.json", "--trajectory-report=now.json")
+    assert slight.ret == pytest.ExitCode.OK
+    slight.stdout.fnmatch_lines(["changed, not significant: *test_graded*p=0.5 >= alpha 0.05"])
+    now = _load(project.path / "now.json")["results"][0]
+    mean = sum(now["attempt_scores"]) / 8
+    assert now["score_mean"] == pytest.approx(mean)
+    assert mean < 1
+    assert now["score_interval"][0] < mean < now["score_interval"][1]
+    worse = run("FFFFFFFP", "--trajectory-baseline=main.json")
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED
+    worse.stdout.fnmatch_lines(["REGRESSED: *test_graded*"])
