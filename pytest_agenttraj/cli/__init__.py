@@ -1,4 +1,5 @@
-"""The package's commands, outside pytest: ``python -m pytest_agenttraj report <command>``.
+"""The package's commands, outside pytest: ``python -m pytest_agenttraj report <command>``
+(also the ``pytest-agenttraj`` console script).
 
 Each command is a module of this package with ``add_arguments(parser)`` and ``run(args)``
 (returning the exit status); this module only dispatches. A bad input is a message on stderr
@@ -17,6 +18,7 @@ __all__ = ["main"]
 
 REPORT_COMMANDS = {
     "html": "draw a --trajectory-report file as one self-contained HTML page",
+    "merge": "merge the --trajectory-report files of sharded runs into one",
 }
 
 

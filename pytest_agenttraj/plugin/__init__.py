@@ -27,7 +27,7 @@ from .cassette_store import (
 from .collection import Collection
 from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
-from .report_file import ReportFile
+from .report_file import ReportFile, parse_shard
 from .session import SESSION_KEY, TrajectorySession
 from .settings import CONFIDENCE_INI, MARKERS, SUMMARY_INI, session_settings, summary_setting
 from .simulation import add_simulation_options, check_simulation_options
@@ -92,6 +92,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="write one self-contained HTML page of every trajectory evaluation of the run "
         "(diffs, graph paths, scores, repeats, the baseline's regressions) to PATH",
+    )
+    group.addoption(
+        "--trajectory-shard",
+        dest="trajectory_shard",
+        default=None,
+        metavar="I/N",
+        help="this run is shard I of N: the --trajectory-report records it, so that "
+        "`python -m pytest_agenttraj report merge` can tell a missing or repeated shard",
     )
     group.addoption(
         "--trajectory-update",
@@ -208,7 +216,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ledger, "agenttraj-cassette-ledger")
     report_path = config.getoption("trajectory_report", default=None)
     if report_path:
-        report = ReportFile(Path(config.invocation_params.dir, report_path), session)
+        shard = config.getoption("trajectory_shard", default=None)
+        report = ReportFile(
+            Path(config.invocation_params.dir, report_path),
+            session,
+            None if shard is None else parse_shard(shard),
+        )
         config.stash[_REPORT_KEY] = report
         config.pluginmanager.register(report, "agenttraj-report")
 

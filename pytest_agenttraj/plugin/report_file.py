@@ -19,18 +19,32 @@ from .._files import check_writable, redact_secrets, write_atomically
 if TYPE_CHECKING:
     from .session import TrajectorySession
 
-__all__ = ["ReportFile", "incomplete_reason"]
+__all__ = ["ReportFile", "incomplete_reason", "parse_shard"]
+
+
+def parse_shard(text: str, *, where: str = "--trajectory-shard") -> dict[str, int]:
+    """``"2/4"`` -> ``{"index": 2, "total": 4}``; a ``pytest.UsageError`` naming ``where``
+    otherwise."""
+    index, _, total = text.strip().partition("/")
+    if not (index.isdigit() and total.isdigit()) or not 1 <= int(index) <= int(total):
+        raise pytest.UsageError(
+            f"invalid {where} {text!r}: expected I/N with 1 <= I <= N, e.g. 2/4"
+        )
+    return {"index": int(index), "total": int(total)}
 
 
 class ReportFile:
     """Writes the session's results to ``path`` at the end of the session."""
 
-    def __init__(self, path: Path, session: TrajectorySession) -> None:
+    def __init__(
+        self, path: Path, session: TrajectorySession, shard: dict[str, int] | None = None
+    ) -> None:
         problem = check_writable(path)
         if problem is not None:
             raise pytest.UsageError(f"--trajectory-report {path} cannot be written: {problem}")
         self.path = path
         self.session = session
+        self.shard = shard
         self.error: str | None = None
 
     @pytest.hookimpl(trylast=True)
@@ -38,6 +52,8 @@ class ReportFile:
         document = self.session.results.to_json(settings=self.session.settings.as_json())
         reason = incomplete_reason(session, exitstatus)
         document["complete"] = reason is None
+        if self.shard is not None:
+            document["shard"] = dict(self.shard)
         if reason is not None:
             document["incomplete_reason"] = reason
         try:
