@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     )
     from .errors import (
         AgentTrajError as AgentTrajError,
+        BudgetError as BudgetError,
         CassetteError as CassetteError,
         GraphTrajectoryFormatError as GraphTrajectoryFormatError,
         InvalidMatcherError as InvalidMatcherError,

@@ -8,6 +8,7 @@ from typing import Any
 __all__ = [
     "AgentTrajError",
     "BaselineError",
+    "BudgetError",
     "CassetteError",
     "GraphTrajectoryFormatError",
     "InvalidMatcherError",
@@ -109,6 +110,12 @@ class CassetteError(ReferenceFileError):
 
 class BaselineError(AgentTrajError, ValueError):
     """A baseline file that cannot be used, with the reason and how to fix it."""
+
+
+class BudgetError(AgentTrajError, ValueError):
+    """A run budget (tokens, cost, duration) that cannot be evaluated: no usage metadata on an
+    assistant message, no price for a model, no recorded duration. Never a pass: says which
+    message or model lacks what."""
 
 
 class JudgeError(AgentTrajError):

@@ -4,7 +4,7 @@ naming each broken rule and the offending calls."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..core.usage import make_usage_rules
@@ -30,12 +30,23 @@ def assert_tool_usage(
     max_calls: Mapping[str, int] | None = None,
     max_total_calls: int | None = None,
     max_steps: int | None = None,
+    max_total_tokens: int | None = None,
+    max_tokens: Mapping[str, int] | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    max_tool_errors: int | None = None,
+    max_duration_s: float | None = None,
+    tool_error: Callable[[Any], bool] | None = None,
 ) -> EvaluatorResult:
     """Return the ``tool_usage`` result if ``outputs`` follows the rules, else raise
     ``ToolUsageViolation`` naming each broken rule and the offending calls with their message
     index. ``required`` tools must be called, ``forbidden`` ones must not, ``max_calls`` caps
     calls per tool (``{"search": 3}``), ``max_total_calls`` all calls, ``max_steps`` assistant
-    turns.
+    turns. Run budgets: ``max_total_tokens``, ``max_tokens`` per model (from
+    ``usage_metadata``), ``max_cost`` with ``prices={model: (input_per_million,
+    output_per_million)}``, ``max_tool_errors`` (``status="error"`` tool messages, or what
+    ``tool_error`` calls one), ``max_duration_s`` (a state dict's ``duration_s``). A budget that
+    cannot be evaluated raises ``BudgetError``.
 
     Example::
 
@@ -48,6 +59,13 @@ def assert_tool_usage(
         max_calls=max_calls,
         max_total_calls=max_total_calls,
         max_steps=max_steps,
+        max_total_tokens=max_total_tokens,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        prices=prices,
+        max_tool_errors=max_tool_errors,
+        max_duration_s=max_duration_s,
+        tool_error=tool_error,
     )
     started = time.perf_counter()
     try:

@@ -4,22 +4,42 @@
 called, ``max_calls`` a per-tool budget (``{"search": 3}``), ``max_total_calls`` a budget for all
 calls and ``max_steps`` one for assistant turns (assistant messages). A violation names its rule
 and the offending calls (or turns) with their message index.
+
+Run budgets read what the run cost (:mod:`.run_facts`): ``max_total_tokens`` and per-model
+``max_tokens`` (from ``usage_metadata``), ``max_cost`` (from the user's ``prices``, per model, in
+currency per million input and output tokens; none are built in), ``max_tool_errors`` (tool
+messages with ``status="error"``, or what ``tool_error`` calls one) and ``max_duration_s``. A
+budget that cannot be evaluated (an assistant message without usage metadata, a model without a
+price, no recorded duration) raises ``BudgetError``: it is never a pass.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from ..errors import BudgetError
 from .matching.explain import call_text
 from .matching.report import CallRef, call_refs
 from .model import Trajectory
+from .run_facts import RunFacts
 
 __all__ = ["UsageReport", "UsageRules", "UsageViolation", "check_usage", "make_usage_rules"]
 
-RuleName = Literal["required", "forbidden", "max_calls", "max_total_calls", "max_steps"]
+RuleName = Literal[
+    "required",
+    "forbidden",
+    "max_calls",
+    "max_total_calls",
+    "max_steps",
+    "max_total_tokens",
+    "max_tokens",
+    "max_cost",
+    "max_tool_errors",
+    "max_duration_s",
+]
 
 _LISTED = 5
 """Offending calls named in one violation's text; the rest are counted."""
@@ -36,6 +56,15 @@ class UsageRules:
     """Per-tool budgets as ``(tool, most calls)`` pairs."""
     max_total_calls: int | None = None
     max_steps: int | None = None
+    max_total_tokens: int | None = None
+    max_tokens: tuple[tuple[str, int], ...] = ()
+    """Per-model token budgets as ``(model, most tokens)`` pairs."""
+    max_cost: float | None = None
+    prices: tuple[tuple[str, float, float], ...] = ()
+    """``(model, input price, output price)`` per million tokens."""
+    max_tool_errors: int | None = None
+    max_duration_s: float | None = None
+    tool_error: Callable[[Any], bool] | None = None
 
     def __bool__(self) -> bool:
         return bool(
@@ -44,6 +73,18 @@ class UsageRules:
             or self.max_calls
             or self.max_total_calls is not None
             or self.max_steps is not None
+            or self.budgets
+        )
+
+    @property
+    def budgets(self) -> bool:
+        """Whether any run budget is set (those read the run's facts)."""
+        return bool(
+            self.max_total_tokens is not None
+            or self.max_tokens
+            or self.max_cost is not None
+            or self.max_tool_errors is not None
+            or self.max_duration_s is not None
         )
 
     def describe(self) -> str:
@@ -60,7 +101,19 @@ class UsageRules:
             parts.append(f"max_total_calls {self.max_total_calls}")
         if self.max_steps is not None:
             parts.append(f"max_steps {self.max_steps}")
+        for name, value in self._budget_items():
+            parts.append(f"{name} {value}")
         return ", ".join(parts) or "no rules"
+
+    def _budget_items(self) -> list[tuple[str, Any]]:
+        items: list[tuple[str, Any]] = [
+            ("max_total_tokens", self.max_total_tokens),
+            ("max_tokens", dict(self.max_tokens) or None),
+            ("max_cost", self.max_cost),
+            ("max_tool_errors", self.max_tool_errors),
+            ("max_duration_s", self.max_duration_s),
+        ]
+        return [(name, value) for name, value in items if value is not None]
 
     def as_json(self) -> dict[str, Any]:
         """The rules as builtins, for reports."""
@@ -70,6 +123,9 @@ class UsageRules:
             "max_calls": dict(self.max_calls),
             "max_total_calls": self.max_total_calls,
             "max_steps": self.max_steps,
+            **dict(self._budget_items()),
+            **({"prices": {m: [i, o] for m, i, o in self.prices}} if self.prices else {}),
+            **({"tool_error": "callable"} if self.tool_error is not None else {}),
         }
 
 
@@ -101,14 +157,24 @@ def make_usage_rules(
     max_calls: object = None,
     max_total_calls: object = None,
     max_steps: object = None,
+    max_total_tokens: object = None,
+    max_tokens: object = None,
+    max_cost: object = None,
+    prices: object = None,
+    max_tool_errors: object = None,
+    max_duration_s: object = None,
+    tool_error: object = None,
 ) -> UsageRules:
     """Validated rules; a bad value raises ``ValueError`` saying which and why."""
+    budgets = _budgets(
+        max_total_tokens, max_tokens, max_cost, prices, max_tool_errors, max_duration_s, tool_error
+    )
     must = _names(required, "required")
     must_not = _names(forbidden, "forbidden")
     both = sorted(set(must) & set(must_not))
     if both:
         raise ValueError(f"tool(s) {', '.join(both)} are both required and forbidden")
-    budgets: dict[str, int] = {}
+    per_tool: dict[str, int] = {}
     if max_calls is not None:
         if not isinstance(max_calls, Mapping):
             raise ValueError(
@@ -118,14 +184,75 @@ def make_usage_rules(
         for tool, count in max_calls.items():
             if not isinstance(tool, str) or not tool:
                 raise ValueError(f"invalid max_calls key {tool!r}: must be a tool name")
-            budgets[tool] = _count(count, f"max_calls[{tool!r}]")
+            per_tool[tool] = _count(count, f"max_calls[{tool!r}]")
     return UsageRules(
         must,
         must_not,
-        tuple(budgets.items()),
+        tuple(per_tool.items()),
         _budget(max_total_calls, "max_total_calls"),
         _budget(max_steps, "max_steps"),
+        **budgets,
     )
+
+
+def _amount(value: object, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ValueError(f"invalid {where} {value!r}: must be a number >= 0")
+    return float(value)
+
+
+def _per_model(value: object, where: str) -> tuple[tuple[str, int], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ValueError(f"invalid {where} {value!r}: must be a dict of model name -> tokens")
+    return tuple((str(model), _count(n, f"{where}[{model!r}]")) for model, n in value.items())
+
+
+def _prices(value: object) -> tuple[tuple[str, float, float], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"invalid prices {value!r}: must be a dict of model name -> (input per million, "
+            "output per million)"
+        )
+    out = []
+    for model, pair in value.items():
+        where = f"prices[{model!r}]"
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise ValueError(f"invalid {where} {pair!r}: must be (input per million, output)")
+        low, high = (_amount(p, where) for p in pair)
+        out.append((str(model), float(low or 0.0), float(high or 0.0)))
+    return tuple(out)
+
+
+def _budgets(
+    max_total_tokens: object,
+    max_tokens: object,
+    max_cost: object,
+    prices: object,
+    max_tool_errors: object,
+    max_duration_s: object,
+    tool_error: object,
+) -> dict[str, Any]:
+    if tool_error is not None and not callable(tool_error):
+        raise ValueError(f"invalid tool_error {tool_error!r}: must be a function of a message")
+    priced = _prices(prices)
+    cost = _amount(max_cost, "max_cost")
+    if cost is not None and not priced:
+        raise ValueError("max_cost needs prices={model: (input per million, output per million)}")
+    return {
+        "max_total_tokens": _budget(max_total_tokens, "max_total_tokens"),
+        "max_tokens": _per_model(max_tokens, "max_tokens"),
+        "max_cost": cost,
+        "prices": priced,
+        "max_tool_errors": _budget(max_tool_errors, "max_tool_errors"),
+        "max_duration_s": _amount(max_duration_s, "max_duration_s"),
+        "tool_error": tool_error,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +319,11 @@ def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
 
-def check_usage(trajectory: Trajectory, rules: UsageRules) -> UsageReport:
-    """Check ``trajectory`` against ``rules``; violations come in the order of the rules."""
+def check_usage(
+    trajectory: Trajectory, rules: UsageRules, facts: RunFacts | None = None
+) -> UsageReport:
+    """Check ``trajectory`` against ``rules``; violations come in the order of the rules. Run
+    budgets read ``facts`` (``BudgetError`` when they are needed and missing)."""
     calls = call_refs(trajectory)
     by_tool: dict[str, list[CallRef]] = {}
     for ref in calls:
@@ -230,7 +360,109 @@ def check_usage(trajectory: Trajectory, rules: UsageRules) -> UsageReport:
                 )
             )
     violations.extend(_total_violations(trajectory, calls, rules))
+    if rules.budgets:
+        if facts is None:
+            raise BudgetError("run budgets need the run's raw messages; none were given")
+        violations.extend(_budget_violations(rules, facts))
     return UsageReport(rules, trajectory, tuple(violations))
+
+
+def _tokens(facts: RunFacts) -> list[tuple[int, str | None, int, int, int]]:
+    """(index, model, input, output, total) per assistant message; ``BudgetError`` for one
+    without usage metadata."""
+    out = []
+    for usage in facts.usage:
+        if usage.input_tokens is None or usage.output_tokens is None:
+            raise BudgetError(
+                f"message {usage.index}: an assistant message without usage_metadata "
+                "(input_tokens, output_tokens), so a token or cost budget cannot be evaluated"
+            )
+        total = usage.total_tokens
+        if total is None:
+            total = usage.input_tokens + usage.output_tokens
+        out.append((usage.index, usage.model, usage.input_tokens, usage.output_tokens, total))
+    return out
+
+
+def _cost(rules: UsageRules, tokens: list[tuple[int, str | None, int, int, int]]) -> float:
+    prices = {model: (low, high) for model, low, high in rules.prices}
+    cost = 0.0
+    for index, model, given, made, _ in tokens:
+        if model not in prices:
+            raise BudgetError(
+                f"message {index}: no price for model {model!r} in prices "
+                f"(priced: {', '.join(sorted(prices))}), so max_cost cannot be evaluated"
+            )
+        low, high = prices[model]
+        cost += (given * low + made * high) / 1_000_000
+    return cost
+
+
+def _budget_violations(rules: UsageRules, facts: RunFacts) -> list[UsageViolation]:
+    out = []
+    if rules.max_total_tokens is not None or rules.max_tokens or rules.max_cost is not None:
+        out.extend(_token_violations(rules, _tokens(facts)))
+    if rules.max_tool_errors is not None and len(facts.tool_errors) > rules.max_tool_errors:
+        shown = ", ".join(map(str, facts.tool_errors[:_LISTED]))
+        out.append(
+            UsageViolation(
+                "max_tool_errors",
+                f"{len(facts.tool_errors)} tool errors, more than "
+                f"max_tool_errors={rules.max_tool_errors}: messages {shown}",
+                messages=facts.tool_errors,
+            )
+        )
+    if rules.max_duration_s is not None:
+        if facts.duration_s is None:
+            raise BudgetError(
+                "no recorded duration (duration_s), so max_duration_s cannot be evaluated"
+            )
+        if facts.duration_s > rules.max_duration_s:
+            out.append(
+                UsageViolation(
+                    "max_duration_s",
+                    f"the run took {facts.duration_s:.3g} s, more than "
+                    f"max_duration_s={rules.max_duration_s:g}",
+                )
+            )
+    return out
+
+
+def _token_violations(
+    rules: UsageRules, tokens: list[tuple[int, str | None, int, int, int]]
+) -> list[UsageViolation]:
+    out = []
+    total = sum(t[4] for t in tokens)
+    if rules.max_total_tokens is not None and total > rules.max_total_tokens:
+        out.append(
+            UsageViolation(
+                "max_total_tokens",
+                f"{total} tokens over {len(tokens)} model calls, more than "
+                f"max_total_tokens={rules.max_total_tokens}",
+                messages=tuple(t[0] for t in tokens),
+            )
+        )
+    for model, budget in rules.max_tokens:
+        used = [t for t in tokens if t[1] == model]
+        spent = sum(t[4] for t in used)
+        if spent > budget:
+            out.append(
+                UsageViolation(
+                    "max_tokens",
+                    f"model {model!r} used {spent} tokens, more than its budget of {budget}",
+                    messages=tuple(t[0] for t in used),
+                )
+            )
+    if rules.max_cost is not None:
+        cost = _cost(rules, tokens)
+        if cost > rules.max_cost + 1e-12:
+            out.append(
+                UsageViolation(
+                    "max_cost",
+                    f"the run cost {cost:.6g}, more than max_cost={rules.max_cost:g}",
+                )
+            )
+    return out
 
 
 def _total_violations(

@@ -5,7 +5,7 @@ core, sync and async faces."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..core.compare import collector_paused
@@ -41,7 +41,12 @@ def usage_result(report: UsageReport) -> EvaluatorResult:
 def evaluate_usage(outputs: Any, rules: UsageRules) -> tuple[EvaluatorResult, UsageReport]:
     """Check ``outputs`` (any accepted trajectory input) against ``rules`` (no reporting)."""
     with collector_paused():
-        report = check_usage(to_trajectory(outputs, side="outputs"), rules)
+        facts = None
+        if rules.budgets:
+            from ..core.run_facts import run_facts
+
+            facts = run_facts(outputs, tool_error=rules.tool_error)
+        report = check_usage(to_trajectory(outputs, side="outputs"), rules, facts)
     return usage_result(report), report
 
 
@@ -109,10 +114,20 @@ def create_tool_usage_evaluator(
     max_calls: Mapping[str, int] | None = None,
     max_total_calls: int | None = None,
     max_steps: int | None = None,
+    max_total_tokens: int | None = None,
+    max_tokens: Mapping[str, int] | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    max_tool_errors: int | None = None,
+    max_duration_s: float | None = None,
+    tool_error: Callable[[Any], bool] | None = None,
 ) -> Evaluator:
     """An evaluator of tool usage (key ``tool_usage``): ``required`` tools must be called,
     ``forbidden`` ones must not, ``max_calls`` caps calls per tool (``{"search": 3}``),
-    ``max_total_calls`` all calls, ``max_steps`` assistant turns. Bad values raise
+    ``max_total_calls`` all calls, ``max_steps`` assistant turns; run budgets:
+    ``max_total_tokens``, ``max_tokens`` per model, ``max_cost`` with ``prices`` per model
+    (input, output per million tokens), ``max_tool_errors`` (``tool_error`` a predicate of a
+    tool message), ``max_duration_s`` (the ``duration_s`` of a state dict). Bad values raise
     ``ValueError`` now; a failing result's comment names the rule and the offending calls.
 
     Example::
@@ -127,6 +142,13 @@ def create_tool_usage_evaluator(
         max_calls=max_calls,
         max_total_calls=max_total_calls,
         max_steps=max_steps,
+        max_total_tokens=max_total_tokens,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        prices=prices,
+        max_tool_errors=max_tool_errors,
+        max_duration_s=max_duration_s,
+        tool_error=tool_error,
     )
     return usage_faces(rules)[0]
 
@@ -138,6 +160,13 @@ def create_async_tool_usage_evaluator(
     max_calls: Mapping[str, int] | None = None,
     max_total_calls: int | None = None,
     max_steps: int | None = None,
+    max_total_tokens: int | None = None,
+    max_tokens: Mapping[str, int] | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    max_tool_errors: int | None = None,
+    max_duration_s: float | None = None,
+    tool_error: Callable[[Any], bool] | None = None,
 ) -> AsyncEvaluator:
     """The async twin of ``create_tool_usage_evaluator``: a coroutine function."""
     rules = make_usage_rules(
@@ -146,5 +175,12 @@ def create_async_tool_usage_evaluator(
         max_calls=max_calls,
         max_total_calls=max_total_calls,
         max_steps=max_steps,
+        max_total_tokens=max_total_tokens,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+        prices=prices,
+        max_tool_errors=max_tool_errors,
+        max_duration_s=max_duration_s,
+        tool_error=tool_error,
     )
     return usage_faces(rules)[1]

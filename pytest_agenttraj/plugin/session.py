@@ -440,11 +440,15 @@ class TrajectorySession:
         rules = self.settings_for(item).usage
         if not rules or report.kind != "trajectory":  # only a message trajectory makes calls
             return
+        from ..core.run_facts import run_facts
         from ..core.usage import check_usage
         from ..evaluators.usage import announce_usage, usage_result
 
         started = time.perf_counter()
-        usage = check_usage(cast("MatchReport", report).output, rules)
+        facts = (
+            run_facts(evaluation.outputs, tool_error=rules.tool_error) if rules.budgets else None
+        )
+        usage = check_usage(cast("MatchReport", report).output, rules, facts)
         announce_usage(
             usage_result(usage),
             usage,

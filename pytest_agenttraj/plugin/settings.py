@@ -43,7 +43,20 @@ __all__ = [
 SUMMARY_INI = "trajectory_summary"
 CONFIDENCE_INI = "trajectory_confidence"
 
-USAGE_ARGS = ("required", "forbidden", "max_calls", "max_total_calls", "max_steps")
+USAGE_ARGS = (
+    "required",
+    "forbidden",
+    "max_calls",
+    "max_total_calls",
+    "max_steps",
+    "max_total_tokens",
+    "max_tokens",
+    "max_cost",
+    "prices",
+    "max_tool_errors",
+    "max_duration_s",
+    "tool_error",
+)
 """Marker arguments that set tool-usage rules, checked on every trajectory the test evaluates."""
 MARKER_ARGS = (
     "mode",
@@ -60,7 +73,9 @@ MARKER_ARGS = (
 MARKER_HELP = (
     "trajectory(mode=None, tool_args=None, overrides=None, reference=None, repeat=1, "
     "pass_rule='all', min_score=None, ignore_keys=None, allow_empty=False, required=(), "
-    "forbidden=(), max_calls=None, max_total_calls=None, max_steps=None): trajectory match "
+    "forbidden=(), max_calls=None, max_total_calls=None, max_steps=None, max_total_tokens=None, "
+    "max_tokens=None, max_cost=None, prices=None, max_tool_errors=None, max_duration_s=None, "
+    "tool_error=None): trajectory match "
     "settings for this test, class or module (mode: strict|unordered|subset|superset|in_order; "
     "tool_args: exact|ignore|subset|superset; overrides: {tool name: args mode | key list | "
     "{'ignore_keys': [...]} | callable}; reference: a file in the test's trajectories/ folder; "
@@ -68,8 +83,9 @@ MARKER_HELP = (
     "lower:0.8 (the Wilson lower bound of the pass rate); "
     "min_score: the score 0..1 a graded result needs to pass; ignore_keys: dotted key paths "
     "left out of every tool's args; allow_empty: accept an empty reference or output; "
-    "required, forbidden, max_calls, max_total_calls, max_steps: tool-usage rules checked on "
-    "every trajectory the test evaluates)"
+    "required, forbidden, max_calls, max_total_calls, max_steps and the run budgets "
+    "max_total_tokens, max_tokens, max_cost with prices, max_tool_errors with tool_error, "
+    "max_duration_s: tool-usage rules checked on every trajectory the test evaluates)"
 )
 CASSETTE_MARKER_HELP = (
     "agent_cassette: replay this test's chat-model calls from cassettes/<test name>.yaml beside "

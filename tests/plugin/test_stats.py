@@ -199,3 +199,30 @@ def test_graded_scores_get_a_mean_interval_and_a_rank_test(
     worse = run("FFFFFFFP", "--trajectory-baseline=main.json")
     assert worse.ret == pytest.ExitCode.TESTS_FAILED
     worse.stdout.fnmatch_lines(["REGRESSED: *test_graded*"])
+
+
+MARKER_BUDGET = """
+import pytest
+from langchain.agents import create_agent
+from pytest_agenttraj.testing import ScriptedChatModel
+
+def run():
+    usage = {"input_tokens": 90, "output_tokens": 20}
+    model = ScriptedChatModel([{"content": "hi", "usage": usage}])
+    return create_agent(model, tools=[]).invoke({"messages": [{"role": "user", "content": "hi"}]})
+
+@pytest.mark.trajectory(mode="superset", max_total_tokens=100)
+def test_over_budget(trajectory_evaluator):
+    trajectory_evaluator(outputs=run(), reference_outputs=[])
+
+@pytest.mark.trajectory(mode="superset", max_total_tokens=200)
+def test_within_budget(trajectory_evaluator):
+    trajectory_evaluator(outputs=run(), reference_outputs=[])
+"""
+
+
+def test_marker_budgets_check_every_evaluated_trajectory(project: pytest.Pytester) -> None:
+    project.makepyfile(test_budget=MARKER_BUDGET)
+    result = project.runpytest("--trajectory-report=r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*110 tokens over 1 model calls, more than max_total_tokens=100*"])
