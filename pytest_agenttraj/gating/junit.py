@@ -46,6 +46,25 @@ def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, str]]:
     for name in _JUNIT_FIELDS:
         if name in ("score", "passed") or record.get(name) is not None:
             pairs.append((f"{stem}.{name}", value_label(record.get(name))))
+    pairs.extend(_stats_properties(stem, record))
+    return pairs
+
+
+def _stats_properties(stem: str, record: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A repeated result's statistics: ``pass_rate_interval`` (``0.376-0.964``), its
+    ``confidence``, and ``pass_hat_k`` / ``pass_at_k`` as JSON."""
+    interval = record.get("pass_rate_interval")
+    if not isinstance(interval, list) or len(interval) != 2:
+        return []
+    import json
+
+    pairs = [
+        (f"{stem}.pass_rate_interval", f"{interval[0]:.3f}-{interval[1]:.3f}"),
+        (f"{stem}.confidence", value_label(record.get("confidence"))),
+    ]
+    for name in ("pass_hat_k", "pass_at_k", "score_interval"):
+        if record.get(name) is not None:
+            pairs.append((f"{stem}.{name}", json.dumps(record[name], sort_keys=False)))
     return pairs
 
 

@@ -51,7 +51,7 @@ def step_summary_markdown(
                 str(r.get("key")),
                 mode_label(r),
                 value_label(r.get("score")),
-                "✅ PASS" if r.get("passed") else "❌ FAIL",
+                ("✅ PASS" if r.get("passed") else "❌ FAIL") + _stats_cell(r),
             )
             for r in rows[:max_rows]
         ],
@@ -62,6 +62,20 @@ def step_summary_markdown(
         lines += ["", f"_... {len(hidden)} more results not shown ({failed} failed)._"]
     lines += ["", f"**{results.lines(-1)[0]}**", ""]
     return "\n".join(lines)
+
+
+def _stats_cell(record: Any) -> str:
+    """`` 4/5 passed (80%, 95% CI 37.6-96.4%), pass^5 0`` for a repeated result."""
+    from ..plugin.repeat import stats_line
+
+    text = stats_line(record)
+    if text is None:
+        return ""
+    hats = record.get("pass_hat_k") or {}
+    if hats:
+        last = max(hats, key=int)
+        text += f", pass^{last} {hats[last]:.3g}"
+    return f" {text}"
 
 
 def _baseline_section(

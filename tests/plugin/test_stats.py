@@ -226,3 +226,16 @@ def test_marker_budgets_check_every_evaluated_trajectory(project: pytest.Pyteste
     result = project.runpytest("--trajectory-report=r.json")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*110 tokens over 1 model calls, more than max_total_tokens=100*"])
+
+
+def test_junit_and_step_summary_show_the_statistics(
+    project: pytest.Pytester, agent: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = project.path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    agent("PPPPF", "all", "--junitxml=junit.xml")
+    xml = (project.path / "junit.xml").read_text(encoding="utf-8")
+    assert '<property name="agenttraj.exact_match.pass_rate_interval" value="0.376-0.964"' in xml
+    assert 'name="agenttraj.exact_match.pass_hat_k" value="{&quot;1&quot;: 0.8, ' in xml
+    text = summary.read_text(encoding="utf-8")
+    assert "❌ FAIL 4/5 passed (80%, 95% CI 37.6-96.4%), pass^5 0 |" in text
