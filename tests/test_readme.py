@@ -38,6 +38,7 @@ SCRIPTS = {
     "scripted chat model": 'lambda request: f"It\'s {request.last_tool_message.content} in SF."',
     "simulation, in brief": "run_multiturn_simulation(app=support_agent(), user=customer, max",
     "spans outside pytest": 'tracer = provider.get_tracer("spans-outside-pytest")',
+    "statistics": "stats = pass_stats(4, 5)",
 }
 PRINTS = {
     "modes, openevals' names",
