@@ -136,15 +136,10 @@ class PassStats:
     def text(self) -> str:
         """``4/5 passed (80%, 95% CI 37.6-96.4%)``."""
         return (
-            f"{self.passed}/{self.attempts} passed ({_percent(self.rate, 0)}, "
-            f"{_percent(self.interval.confidence, 0)} CI "
+            f"{self.passed}/{self.attempts} passed ({self.rate * 100:.0f}%, "
+            f"{round(self.interval.confidence * 100, 6):g}% CI "
             f"{self.interval.low * 100:.1f}-{self.interval.high * 100:.1f}%)"
         )
-
-
-def _percent(value: float, places: int) -> str:
-    text = f"{value * 100:.{places + 3}f}".rstrip("0").rstrip(".")
-    return f"{text}%"
 
 
 def pass_stats(passed: int, attempts: int, confidence: float = 0.95) -> PassStats:

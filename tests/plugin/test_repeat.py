@@ -498,4 +498,8 @@ def test_scored():
         "agenttraj.exact_match.score": "true",
         "agenttraj.exact_match.passed": "true",
         "agenttraj.exact_match.pass_rate": "0.333",
+        "agenttraj.exact_match.pass_rate_interval": "0.061-0.792",
+        "agenttraj.exact_match.confidence": "0.95",
+        "agenttraj.exact_match.pass_hat_k": '{"1": 0.333333, "2": 0.0, "3": 0.0}',
+        "agenttraj.exact_match.pass_at_k": '{"1": 0.333333, "2": 0.666667, "3": 1.0}',
     }
