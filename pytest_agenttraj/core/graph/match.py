@@ -16,15 +16,23 @@ Each check is linear in the number of nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..compare import collector_paused
 from .modes import check_graph_mode
 from .order import order_differences, unordered_differences
-from .path import GraphPath, read_graph_steps
+from .path import (
+    GraphPath,
+    RawPath,
+    check_lengths,
+    graph_paths,
+    graph_steps,
+    plain_steps,
+    read_graph_steps,
+)
 from .report import GraphDifference, GraphMatchReport
-from .strict import strict_differences
+from .strict import raw_strict_differences, strict_differences
 
 __all__ = ["compare_graph_paths", "graph_steps_match", "match_graph_trajectories"]
 
@@ -48,23 +56,93 @@ _CHECKS: dict[str, _Check] = {
 }
 
 
-def compare_graph_paths(
-    output: tuple[GraphPath, ...], reference: tuple[GraphPath, ...], mode: str
+class _Paths:
+    """Both sides' supersteps, read from the checked entries when first needed (a diff, or a
+    mode other than strict)."""
+
+    __slots__ = ("_read", "output", "reference")
+
+    def __init__(
+        self,
+        output: Sequence[RawPath] | tuple[GraphPath, ...],
+        reference: Sequence[RawPath] | tuple[GraphPath, ...],
+    ) -> None:
+        self.output = output
+        self.reference = reference
+        self._read: tuple[tuple[GraphPath, ...], tuple[GraphPath, ...]] | None = None
+
+    def __call__(self) -> tuple[tuple[GraphPath, ...], tuple[GraphPath, ...]]:
+        if self._read is None:
+            self._read = (
+                self._side(self.output, "outputs"),
+                self._side(self.reference, "reference_outputs"),
+            )
+        return self._read
+
+    @staticmethod
+    def _side(paths: Sequence[RawPath] | tuple[GraphPath, ...], side: str) -> tuple[GraphPath, ...]:
+        if all(isinstance(path, tuple) for path in paths):
+            return paths  # type: ignore[return-value]
+        return graph_paths(paths, side)  # type: ignore[arg-type]
+
+
+def _compare(
+    output: Sequence[RawPath], reference: Sequence[RawPath], mode: str, read: _Paths
 ) -> GraphMatchReport:
-    """Compare paths already read (``read_graph_steps``) in ``mode``."""
-    check = _CHECKS[check_graph_mode(mode)]
     if len(output) != len(reference):
         count = len(reference)
         what = f"expected {count} invocation{'' if count == 1 else 's'}, got {len(output)}"
         difference = GraphDifference("invocations", what)
-        return GraphMatchReport(mode, False, output, reference, (difference,), what)
+        return GraphMatchReport.read_later(mode, False, read, (difference,), what)
     differences: list[GraphDifference] = []
     summary = None
-    for invocation, (out, ref) in enumerate(zip(output, reference, strict=True)):
-        found, sentence = check(invocation, out, ref)
-        differences += found
-        summary = summary or sentence
-    return GraphMatchReport(mode, summary is None, output, reference, tuple(differences), summary)
+    if mode == "strict":
+        for invocation, (out, ref) in enumerate(zip(output, reference, strict=True)):
+            found, sentence = raw_strict_differences(invocation, out, ref)
+            differences += found
+            summary = summary or sentence
+    else:
+        check = _CHECKS[mode]
+        out_paths, ref_paths = read()
+        for invocation, (out_path, ref_path) in enumerate(zip(out_paths, ref_paths, strict=True)):
+            found, sentence = check(invocation, out_path, ref_path)
+            differences += found
+            summary = summary or sentence
+    return GraphMatchReport.read_later(mode, summary is None, read, tuple(differences), summary)
+
+
+def compare_graph_paths(
+    output: tuple[GraphPath, ...], reference: tuple[GraphPath, ...], mode: str
+) -> GraphMatchReport:
+    """Compare paths already read (``read_graph_steps``) in ``mode``."""
+    mode = check_graph_mode(mode)
+    raw_out = [RawPath.of(path) for path in output]
+    raw_ref = [RawPath.of(path) for path in reference]
+    return _compare(raw_out, raw_ref, mode, _Paths(output, reference))
+
+
+def _read(value: Any, side: str) -> tuple[list[RawPath], tuple[GraphPath, ...] | None]:
+    """One side's entries, checked: at C speed where every entry is a name or a list of names,
+    else by ``read_graph_steps`` (which raises naming the invocation and step)."""
+    plain = plain_steps(value, side)
+    if plain is not None:
+        return plain, None
+    paths = read_graph_steps(value, side)
+    return [RawPath.of(path) for path in paths], paths
+
+
+def _equal_steps(output: list[RawPath], reference_outputs: Any) -> list[RawPath] | None:
+    """The reference's entries when they equal the output's, invocation by invocation: then
+    every mode matches, and the reference holds what the checked output holds (an entry equal to
+    a name or to a list of names), so its entries need no check of their own."""
+    steps = graph_steps(reference_outputs, "reference_outputs")
+    check_lengths(reference_outputs, len(steps), "reference_outputs")
+    if len(steps) != len(output):
+        return None
+    for out, entries in zip(output, steps, strict=True):
+        if out.entries != entries:
+            return None
+    return [RawPath(entries, out.grouped) for out, entries in zip(output, steps, strict=True)]
 
 
 def match_graph_trajectories(
@@ -84,17 +162,16 @@ def match_graph_trajectories(
     """
     check_graph_mode(mode)
     with collector_paused():  # everything built here is acyclic: reference counting frees it
-        return compare_graph_paths(
-            read_graph_steps(outputs, "outputs"),
-            read_graph_steps(reference_outputs, "reference_outputs"),
-            mode,
+        output, out_paths = _read(outputs, "outputs")
+        equal = _equal_steps(output, reference_outputs)
+        if equal is not None:  # the cheap check first: equal steps match in every mode
+            return GraphMatchReport.read_later(mode, True, _Paths(out_paths or output, equal))
+        reference, ref_paths = _read(reference_outputs, "reference_outputs")
+        return _compare(
+            output, reference, mode, _Paths(out_paths or output, ref_paths or reference)
         )
 
 
 def graph_steps_match(output_steps: list[Any], reference_steps: list[Any]) -> str | None:
     """``None`` when the steps match strictly, else a sentence naming the first difference."""
-    return compare_graph_paths(
-        read_graph_steps({"steps": output_steps}, "outputs"),
-        read_graph_steps({"steps": reference_steps}, "reference_outputs"),
-        "strict",
-    ).summary
+    return match_graph_trajectories({"steps": output_steps}, {"steps": reference_steps}).summary

@@ -8,6 +8,7 @@ entry per invocation. Pure: no LangGraph here.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, NoReturn
 
@@ -16,10 +17,14 @@ from ..values import safe_repr
 
 __all__ = [
     "GraphPath",
+    "RawPath",
     "Superstep",
+    "check_lengths",
     "flat_nodes",
+    "graph_paths",
     "graph_steps",
     "node_counts",
+    "plain_steps",
     "read_graph_steps",
     "steps_document",
 ]
@@ -147,6 +152,136 @@ def read_graph_steps(value: Any, side: str) -> tuple[GraphPath, ...]:
     paths = tuple(_path(invocation, side, number) for number, invocation in enumerate(steps))
     _check_lengths(value, len(paths), side)
     return paths
+
+
+class RawPath:
+    """One invocation's entries as given (a name, or a list or tuple of names), already checked,
+    with the indices of its lists: node offsets are then found without walking the path, so that
+    a comparison can skip what both sides share at the speed of list equality."""
+
+    __slots__ = ("_extra", "entries", "grouped")
+
+    def __init__(self, entries: Sequence[Any], grouped: tuple[int, ...]) -> None:
+        # one type on both sides, so that slices of the two compare equal when their entries do
+        self.entries = entries if type(entries) is list else list(entries)
+        self.grouped = grouped
+        self._extra: list[int] | None = None
+
+    @classmethod
+    def of(cls, path: GraphPath) -> RawPath:
+        """The entries of a path already read."""
+        grouped = tuple(index for index, superstep in enumerate(path) if superstep.grouped)
+        return cls([superstep.entry() for superstep in path], grouped)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def names(self, index: int) -> Sequence[str]:
+        """The node names of entry ``index``."""
+        entry = self.entries[index]
+        return (entry,) if isinstance(entry, str) else entry
+
+    def superstep(self, index: int) -> Superstep:
+        entry = self.entries[index]
+        if isinstance(entry, str):
+            return Superstep((entry,), False)
+        return Superstep(tuple(entry), True)
+
+    def offset(self, index: int) -> int:
+        """How many nodes the entries before ``index`` hold."""
+        if not self.grouped:
+            return index
+        if self._extra is None:
+            extra, total = [0], 0
+            for at in self.grouped:
+                total += len(self.entries[at]) - 1
+                extra.append(total)
+            self._extra = extra
+        return index + self._extra[bisect_left(self.grouped, index)]
+
+    def node_count(self) -> int:
+        return self.offset(len(self.entries))
+
+    def entry_of(self, node: int) -> int:
+        """The entry holding the node at offset ``node`` (``0 <= node < node_count()``)."""
+        if not self.grouped:
+            return node
+        low, high = 0, len(self.entries) - 1
+        while low < high:  # the last entry starting at or before ``node``
+            middle = (low + high + 1) // 2
+            if self.offset(middle) <= node:
+                low = middle
+            else:
+                high = middle - 1
+        return low
+
+    def nodes(self, start: int, stop: int) -> list[str]:
+        """The node names at offsets ``start`` to ``stop`` (cut at the path's end)."""
+        stop = min(stop, self.node_count())
+        if start >= stop:
+            return []
+        if not self.grouped:
+            return list(self.entries[start:stop])
+        index = self.entry_of(start)
+        skip = start - self.offset(index)
+        out: list[str] = []
+        while len(out) < stop - start:
+            out.extend(self.names(index)[skip:])
+            skip = 0
+            index += 1
+        return out[: stop - start]
+
+    def flat(self) -> Sequence[str]:
+        """Every node name in the order written (the entries themselves when all are names)."""
+        if not self.grouped:
+            return self.entries
+        return [name for index in range(len(self.entries)) for name in self.names(index)]
+
+
+def _plain(entries: Sequence[Any]) -> RawPath | None:
+    """``entries`` checked at the speed of C loops where it can be: every entry a ``str`` (or
+    subclass), or else a list or tuple of names; ``None`` when some entry needs the full reader
+    (which says what is wrong with it, or reads a ``str`` subclass standing alone)."""
+    try:
+        "".join(entries)  # raises TypeError unless every entry is a name
+    except TypeError:
+        pass
+    else:
+        return RawPath(entries, ())
+    grouped = tuple(index for index, entry in enumerate(entries) if type(entry) is not str)
+    for index in grouped:
+        entry = entries[index]
+        if (type(entry) is not list and type(entry) is not tuple) or not entry:
+            return None
+        try:
+            "".join(entry)
+        except TypeError:
+            return None
+    return RawPath(entries, grouped)
+
+
+def plain_steps(value: Any, side: str) -> list[RawPath] | None:
+    """Every invocation's entries, checked, when each entry is a name or a list or tuple of
+    names; ``None`` when ``read_graph_steps`` must read them (and say what is wrong)."""
+    steps = graph_steps(value, side)
+    paths = []
+    for entries in steps:
+        path = _plain(entries)
+        if path is None:
+            return None
+        paths.append(path)
+    _check_lengths(value, len(paths), side)
+    return paths
+
+
+def graph_paths(paths: Sequence[RawPath], side: str) -> tuple[GraphPath, ...]:
+    """The supersteps of entries already checked."""
+    return tuple(_path(path.entries, side, number) for number, path in enumerate(paths))
+
+
+def check_lengths(value: Mapping[str, Any], count: int, side: str) -> None:
+    """``inputs`` and ``results``, when given, hold one entry per invocation."""
+    _check_lengths(value, count, side)
 
 
 def node_counts(names: Iterable[str]) -> dict[str, int]:

@@ -4,7 +4,7 @@ invocation and superstep it is at, ready for a one-line comment or a diff."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -17,6 +17,7 @@ __all__ = [
     "count_differences",
     "listing",
     "then",
+    "times",
 ]
 
 DifferenceKind = Literal["invocations", "superstep", "order", "missing", "unexpected"]
@@ -72,6 +73,23 @@ class GraphMatchReport:
     differences: tuple[GraphDifference, ...] = ()
     summary: str | None = None
 
+    @classmethod
+    def read_later(
+        cls,
+        mode: str,
+        matched: bool,
+        read: Callable[[], tuple[tuple[GraphPath, ...], tuple[GraphPath, ...]]],
+        differences: tuple[GraphDifference, ...] = (),
+        summary: str | None = None,
+    ) -> GraphMatchReport:
+        """A report whose ``output`` and ``reference`` are read (by ``read``) when first asked
+        for: a verdict and its comment need neither, only a diff does."""
+        report = object.__new__(_ReadLater)
+        report.__dict__.update(
+            mode=mode, matched=matched, differences=differences, summary=summary, _read=read
+        )
+        return report
+
     @property
     def tool_args(self) -> None:
         """Graph paths compare no tool arguments (result records show only the mode)."""
@@ -94,6 +112,18 @@ class GraphMatchReport:
         return f"Graph trajectory differs: {self.summary}."
 
 
+class _ReadLater(GraphMatchReport):
+    """``GraphMatchReport.read_later``'s reports: the paths are built on first use."""
+
+    def __getattr__(self, name: str) -> Any:
+        read = self.__dict__.get("_read")
+        if read is None or name not in ("output", "reference"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.__dict__["output"], self.__dict__["reference"] = read()
+        del self.__dict__["_read"]
+        return self.__dict__[name]
+
+
 def then(supersteps: Sequence[Superstep]) -> str:
     """Supersteps as a sequence: ``node4 then {node5, node6}``, or ``nothing``."""
     return " then ".join(s.text() for s in supersteps) if supersteps else "nothing"
@@ -105,7 +135,8 @@ def listing(differences: Sequence[GraphDifference], most: int = 4) -> str:
     return texts + (f" and {len(differences) - most} more" if len(differences) > most else "")
 
 
-def _times(count: int) -> str:
+def times(count: int) -> str:
+    """``1 time`` / ``3 times``."""
     return f"{count} time{'' if count == 1 else 's'}"
 
 
@@ -132,7 +163,7 @@ def count_differences(
             if ran[name] < count:
                 what = f"missing node {name}"
                 if ran[name] or count > 1:
-                    what += f" (ran {_times(ran[name])}, expected {count})"
+                    what += f" (ran {times(ran[name])}, expected {count})"
                 at = at if at is not None else _positions(reference)
                 found.append(
                     GraphDifference(
@@ -145,7 +176,7 @@ def count_differences(
             if count > wanted[name]:
                 what = f"unexpected node {name}"
                 if wanted[name] or count > 1:
-                    what += f" (ran {_times(count)}, expected {wanted[name]})"
+                    what += f" (ran {times(count)}, expected {wanted[name]})"
                 at = at if at is not None else _positions(output)
                 found.append(
                     GraphDifference(

@@ -5,27 +5,94 @@ Two paths match when some ordering of every list, on both sides, makes their nod
 equal. A flat list of names therefore compares as agentevals compares it, a reference list
 matches the output's next nodes in any order, and an output's superstep (captured from a run)
 matches the reference's names in any order. The walk is linear: whichever of the two current
-entries ends first must be covered by what remains of the other.
+entries ends first must be covered by what remains of the other. Entries both sides share are
+skipped by comparing slices (C speed), so a failure costs little more than finding it, and its
+explanation is bounded: what it quotes of a path is cut to ``SHOWN`` nodes.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
-from .path import GraphPath, flat_nodes, node_counts
-from .report import GraphDifference, count_differences, then
+from .path import GraphPath, RawPath, node_counts
+from .report import GraphDifference, then, times
 
-__all__ = ["StrictDivergence", "legacy_sentence", "strict_differences", "strict_divergence"]
+__all__ = [
+    "SHOWN",
+    "StrictDivergence",
+    "common_prefix",
+    "common_suffix",
+    "raw_strict_differences",
+    "strict_differences",
+    "strict_divergence",
+]
+
+SHOWN = 10
+"""How many nodes an explanation quotes of a stretch it cannot show whole, and how many places
+of a node it marks: the same ten as message trajectories explain in full."""
+
+_FIRST_CHUNK = 8
+_LARGEST_CHUNK = 4096
 
 
 class StrictDivergence(NamedTuple):
     """Where two paths part: the reference entry being matched (``None``: the reference had
-    ended) and the output entry (``None``: the output had ended); ``leftover`` holds the output
-    nodes after the reference's last."""
+    ended) and the output entry (``None``: the output had ended); ``leftover`` holds the first
+    output nodes after the reference's last, and ``more`` how many others follow them."""
 
     reference: int | None
     output: int | None
     leftover: tuple[str, ...] = ()
+    more: int = 0
+
+
+def common_prefix(one: Sequence[Any], other: Sequence[Any], start: int, other_start: int) -> int:
+    """How many entries from ``start`` / ``other_start`` on are equal, found by comparing
+    slices of growing size and then halving the one that differs."""
+    limit = min(len(one) - start, len(other) - other_start)
+    equal, chunk = 0, _FIRST_CHUNK
+    while equal < limit:
+        size = min(chunk, limit - equal)
+        a, b = start + equal, other_start + equal
+        if one[a : a + size] == other[b : b + size]:
+            equal += size
+            chunk = min(chunk * 2, _LARGEST_CHUNK)
+            continue
+        while size > 1:  # the first difference lies in the next ``size`` entries
+            half = size // 2
+            a, b = start + equal, other_start + equal
+            if one[a : a + half] == other[b : b + half]:
+                equal += half
+                size -= half
+            else:
+                size = half
+        return equal
+    return equal
+
+
+def common_suffix(one: Sequence[Any], other: Sequence[Any], limit: int) -> int:
+    """How many entries (at most ``limit``) the two end with alike."""
+    end, other_end = len(one), len(other)
+    equal, chunk = 0, _FIRST_CHUNK
+    while equal < limit:
+        size = min(chunk, limit - equal)
+        a, b = end - equal, other_end - equal
+        if one[a - size : a] == other[b - size : b]:
+            equal += size
+            chunk = min(chunk * 2, _LARGEST_CHUNK)
+            continue
+        while size > 1:  # the last difference lies in the ``size`` entries before
+            half = size // 2
+            a, b = end - equal, other_end - equal
+            if one[a - half : a] == other[b - half : b]:
+                equal += half
+                size -= half
+            else:
+                size = half
+        return equal
+    return equal
 
 
 def _cover(small: dict[str, int], big: dict[str, int]) -> bool:
@@ -43,42 +110,63 @@ def _cover(small: dict[str, int], big: dict[str, int]) -> bool:
     return True
 
 
-def _leftover(path: GraphPath, index: int, remaining: dict[str, int]) -> tuple[str, ...]:
-    """What is left of ``path`` from entry ``index`` on, ``remaining`` being that entry's part."""
+def _leftover(path: RawPath, index: int, remaining: dict[str, int]) -> StrictDivergence:
+    """The reference ended inside or before entry ``index`` of ``path``: what is left of it,
+    ``remaining`` being that entry's part, quoted up to ``SHOWN`` nodes."""
     rest = dict(remaining)
     out = []
-    for name in path[index].nodes:
+    for name in path.names(index):
         if rest.get(name, 0):
             rest[name] -= 1
             out.append(name)
-    return (*out, *flat_nodes(path[index + 1 :]))
+    after = path.offset(index + 1)
+    shown = (*out, *path.nodes(after, after + SHOWN))[:SHOWN]
+    total = len(out) + path.node_count() - after
+    return StrictDivergence(None, index, shown, total - len(shown))
 
 
-def strict_divergence(output: GraphPath, reference: GraphPath) -> StrictDivergence | None:
+def _skip_shared(out: Sequence[Any], ref: Sequence[Any], o: int, r: int) -> tuple[int, int, bool]:
+    """From entries ``o`` / ``r``, where both paths are aligned: past what they share, and
+    whether they still agree there (``False``: two names differ)."""
+    while True:
+        shared = common_prefix(out, ref, o, r)
+        o += shared
+        r += shared
+        if o >= len(out) or r >= len(ref):
+            return o, r, True
+        one, other = out[o], ref[r]
+        if not isinstance(one, str) or not isinstance(other, str):
+            return o, r, True
+        if one != other:  # name against name
+            return o, r, False
+        o += 1
+        r += 1
+
+
+def raw_divergence(output: RawPath, reference: RawPath) -> StrictDivergence | None:
     """``None`` when the paths match strictly, else where they part."""
+    out, ref = output.entries, reference.entries
     o = r = 0
     out_rest: dict[str, int] = {}
     ref_rest: dict[str, int] = {}
     out_left = ref_left = 0
     while True:
-        if not out_left and not ref_left and o < len(output) and r < len(reference):
-            out_entry, ref_entry = output[o], reference[r]
-            if len(out_entry.nodes) == 1 and len(ref_entry.nodes) == 1:  # name against name
-                if out_entry.nodes[0] != ref_entry.nodes[0]:
-                    return StrictDivergence(r, o)
-                o += 1
-                r += 1
-                continue
-        if not out_left and o < len(output):
-            out_rest, out_left = node_counts(output[o].nodes), len(output[o].nodes)
+        if not out_left and not ref_left:  # aligned: skip what both share
+            o, r, agree = _skip_shared(out, ref, o, r)
+            if not agree:
+                return StrictDivergence(r, o)
+        if not out_left and o < len(out):
+            names = output.names(o)
+            out_rest, out_left = node_counts(names), len(names)
             o += 1
-        if not ref_left and r < len(reference):
-            ref_rest, ref_left = node_counts(reference[r].nodes), len(reference[r].nodes)
+        if not ref_left and r < len(ref):
+            names = reference.names(r)
+            ref_rest, ref_left = node_counts(names), len(names)
             r += 1
         if not out_left:
             return None if not ref_left else StrictDivergence(r - 1, None)
         if not ref_left:
-            return StrictDivergence(None, o - 1, _leftover(output, o - 1, out_rest))
+            return _leftover(output, o - 1, out_rest)
         small, big = (out_rest, ref_rest) if out_left <= ref_left else (ref_rest, out_rest)
         if not _cover(small, big):
             return StrictDivergence(r - 1, o - 1)
@@ -87,63 +175,66 @@ def strict_divergence(output: GraphPath, reference: GraphPath) -> StrictDivergen
         ref_left -= taken
 
 
-def _starts(path: GraphPath) -> list[int]:
-    """The node offset at which each entry starts."""
-    starts, at = [], 0
-    for superstep in path:
-        starts.append(at)
-        at += len(superstep.nodes)
-    return starts
+def strict_divergence(output: GraphPath, reference: GraphPath) -> StrictDivergence | None:
+    """``None`` when two paths already read match strictly, else where they part."""
+    return raw_divergence(RawPath.of(output), RawPath.of(reference))
 
 
-def legacy_sentence(output: GraphPath, reference: GraphPath, where: StrictDivergence) -> str:
+def _quoted(names: Sequence[str], more: int) -> str:
+    return f"{list(names)}{f' and {more} more' if more else ''}"
+
+
+def legacy_sentence(output: RawPath, reference: RawPath, where: StrictDivergence) -> str:
     """The first difference in node offsets, as strict comments have always said it:
     ``expected node 'agent' at 2, got 'tools'``."""
     if where.reference is None:
-        return f"unexpected nodes after the reference's last: {list(where.leftover)}"
-    ran = flat_nodes(output)
-    entry = reference[where.reference]
-    at = _starts(reference)[where.reference]
+        return f"unexpected nodes after the reference's last: {_quoted(where.leftover, where.more)}"
+    entry = reference.superstep(where.reference)
+    at = reference.offset(where.reference)
     if entry.grouped:
-        got = ran[at : at + len(entry.nodes)]
+        got = output.nodes(at, at + len(entry.nodes))
         return f"superstep {list(entry.nodes)} expected at node {at}, got {got}"
-    found = repr(ran[at]) if at < len(ran) else "nothing"
-    return f"expected node {entry.nodes[0]!r} at {at}, got {found}"
+    found = output.nodes(at, at + 1)
+    return f"expected node {entry.nodes[0]!r} at {at}, got {repr(found[0]) if found else 'nothing'}"
 
 
-def _overlapping(output: GraphPath, start: int, end: int) -> list[int]:
+def _overlapping(output: RawPath, start: int, end: int) -> list[int]:
     """The output entries that hold any node offset in ``[start, end)``."""
-    found = []
-    for index, at in enumerate(_starts(output)):
-        if at >= end:
-            break
-        if at + len(output[index].nodes) > start:
-            found.append(index)
+    if start >= output.node_count():
+        return []
+    first = output.entry_of(start)
+    found = [first]
+    index = first + 1
+    while index < len(output) and output.offset(index) < end:
+        found.append(index)
+        index += 1
     return found
 
 
 def _superstep_difference(
-    invocation: int, output: GraphPath, reference: GraphPath, where: StrictDivergence
+    invocation: int, output: RawPath, reference: RawPath, where: StrictDivergence
 ) -> GraphDifference:
     if where.reference is None:
         assert where.output is not None
-        at = tuple(range(where.output, len(output)))
+        rest = " then ".join(where.leftover)
+        if where.more:
+            rest += f" and {where.more} more node{'s' if where.more > 1 else ''}"
         return GraphDifference(
             "superstep",
-            f"expected no more supersteps, got {' then '.join(where.leftover)}",
+            f"expected no more supersteps, got {rest}",
             invocation,
             len(reference),
-            output_at=at,
+            output_at=tuple(range(where.output, min(len(output), where.output + SHOWN))),
         )
-    entry = reference[where.reference]
-    start = _starts(reference)[where.reference]
+    entry = reference.superstep(where.reference)
+    start = reference.offset(where.reference)
     indices = _overlapping(output, start, start + len(entry.nodes))
-    got = [output[k] for k in indices]
+    got = [output.superstep(k) for k in indices]
     if len(got) == 1 and entry.grouped and not got[0].grouped:
         got_text = "{" + got[0].nodes[0] + "}"  # both sides as sets, as the expected one reads
     else:
         got_text = then(got)
-    if got and len(flat_nodes(output)) < start + len(entry.nodes):
+    if got and output.node_count() < start + len(entry.nodes):
         got_text += ", then the path ends"
     return GraphDifference(
         "superstep",
@@ -155,14 +246,102 @@ def _superstep_difference(
     )
 
 
-def strict_differences(
-    invocation: int, output: GraphPath, reference: GraphPath
+def _middle_counts(path: RawPath, start: int, stop: int) -> Counter[str]:
+    """How many times each node runs in entries ``start`` to ``stop``."""
+    if not path.grouped:
+        return Counter(path.entries[start:stop])
+    counts: Counter[str] = Counter()
+    for index in range(start, stop):
+        counts.update(path.names(index))
+    return counts
+
+
+def _places(path: RawPath, name: str) -> tuple[int, ...]:
+    """The first ``SHOWN`` entries in which ``name`` runs."""
+    entries = path.entries
+    found: list[int] = []
+    if not path.grouped:
+        at = -1
+        while len(found) < SHOWN:
+            try:
+                at = entries.index(name, at + 1)
+            except ValueError:
+                break
+            found.append(at)
+        return tuple(found)
+    for index in range(len(entries)):
+        if name in path.names(index):
+            found.append(index)
+            if len(found) == SHOWN:
+                break
+    return tuple(found)
+
+
+def _first_named(flat: Sequence[str], names: list[str]) -> list[str]:
+    """``names`` in the order ``flat`` first names them."""
+    return sorted(names, key=flat.index)
+
+
+def count_differences(
+    invocation: int, output: RawPath, reference: RawPath
+) -> list[GraphDifference]:
+    """A ``missing`` / ``unexpected`` difference per node that ran fewer / more times than in the
+    reference, in the order the reference (then the output) first names them.
+
+    The entries both sides start and end with alike hold the same nodes on both, so only the
+    stretch between them is counted in full; each differing node's totals come from one count
+    of it in the reference, and its places are the first ``SHOWN`` entries it runs in.
+    """
+    out, ref = output.entries, reference.entries
+    start = common_prefix(out, ref, 0, 0)
+    end = common_suffix(out, ref, min(len(out), len(ref)) - start)
+    ran = _middle_counts(output, start, len(out) - end)
+    wanted = _middle_counts(reference, start, len(ref) - end)
+    if ran == wanted:
+        return []
+    short = [name for name, count in wanted.items() if ran[name] < count]
+    extra = [name for name, count in ran.items() if count > wanted[name]]
+    flat_ref = reference.flat()
+    shared: dict[str, int] = {}  # how often each differing node runs where both sides agree
+    names = [*short, *extra]
+    if len(names) > 2:
+        totals = Counter(flat_ref)
+        shared = {name: totals[name] - wanted[name] for name in names}
+    else:
+        shared = {name: flat_ref.count(name) - wanted[name] for name in names}
+    found: list[GraphDifference] = []
+    for name in _first_named(flat_ref, short):
+        expected, did = shared[name] + wanted[name], shared[name] + ran[name]
+        what = f"missing node {name}"
+        if did or expected > 1:
+            what += f" (ran {times(did)}, expected {expected})"
+        places = _places(reference, name)
+        found.append(GraphDifference("missing", what, invocation, node=name, reference_at=places))
+    for name in _first_named(output.flat(), extra):
+        expected, did = shared[name] + wanted[name], shared[name] + ran[name]
+        what = f"unexpected node {name}"
+        if expected or did > 1:
+            what += f" (ran {times(did)}, expected {expected})"
+        places = _places(output, name)
+        found.append(GraphDifference("unexpected", what, invocation, node=name, output_at=places))
+    return found
+
+
+def raw_strict_differences(
+    invocation: int, output: RawPath, reference: RawPath
 ) -> tuple[list[GraphDifference], str | None]:
     """The differences of one invocation in strict mode and the comment's sentence (none on a
     match): where the paths part, then the nodes that ran too few or too many times."""
-    where = strict_divergence(output, reference)
+    where = raw_divergence(output, reference)
     if where is None:
         return [], None
     found = [_superstep_difference(invocation, output, reference, where)]
-    found += count_differences(invocation, output, reference, missing=True, unexpected=True)
+    found += count_differences(invocation, output, reference)
     return found, f"invocation {invocation}: {legacy_sentence(output, reference, where)}"
+
+
+def strict_differences(
+    invocation: int, output: GraphPath, reference: GraphPath
+) -> tuple[list[GraphDifference], str | None]:
+    """``raw_strict_differences`` for paths already read."""
+    return raw_strict_differences(invocation, RawPath.of(output), RawPath.of(reference))
