@@ -401,3 +401,70 @@ def test_a_mismatch_always_says_what_differs(
     assert bool(report.differences) == (not report.matched)
     for difference in report.differences:
         assert difference.line().startswith("invocation 0")
+
+
+# ---------------------------------------------------------------- against agentevals, and at scale
+
+FLAT = st.lists(st.lists(NODE, max_size=6), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=FLAT, reference=FLAT, spoil=st.booleans())
+def test_strict_verdicts_equal_agentevals_on_flat_paths(
+    output: list[list[str]], reference: list[list[str]], spoil: bool
+) -> None:
+    from agentevals.graph_trajectory.strict import graph_trajectory_strict_match as theirs
+
+    if spoil:  # often the same steps, to reach the equal-steps path too
+        reference = [list(steps) for steps in output]
+    ours = match_graph_trajectories({"steps": output}, {"steps": reference}).matched
+    assert (
+        ours == theirs(outputs={"steps": output}, reference_outputs={"steps": reference})["score"]
+    )
+
+
+BIG = 100_000
+
+
+def _big(changed: int | None = None, extra: list[str] | None = None) -> dict[str, Any]:
+    steps: list[Any] = [f"n{i % 50}" if i % 4 != 3 else [f"f{i}", "g"] for i in range(BIG)]
+    if changed is not None:
+        steps[changed] = "changed"
+    return {"steps": [steps + (extra or [])]}
+
+
+@pytest.mark.parametrize(
+    ("output", "reference", "problems"),
+    [
+        pytest.param(_big(changed=1), _big(), 3, id="at-the-start"),
+        pytest.param(_big(changed=BIG - 2), _big(), 3, id="near-the-end"),
+        pytest.param(_big(extra=["x"] * BIG), _big(), 2, id="output-runs-on"),
+        # every node of the reference is missing: one problem each, as for message trajectories
+        pytest.param({"steps": [["other"]]}, _big(), BIG // 4 + 53, id="output-stops"),
+    ],
+)
+def test_a_failing_100000_node_match_explains_in_bounded_text(
+    output: dict[str, Any], reference: dict[str, Any], problems: int
+) -> None:
+    report = match_graph_trajectories(output, reference)
+    assert not report.matched
+    comment = report.comment()
+    assert comment is not None
+    assert len(comment) < 400
+    texts = report.problem_texts()
+    assert len(texts) == problems
+    assert max(len(text) for text in texts) < 300
+    marked = sum(len(d.output_at) + len(d.reference_at) for d in report.differences)
+    assert marked <= 11 * 10
+
+
+def test_a_long_leftover_is_quoted_in_part() -> None:
+    report = match_graph_trajectories({"steps": [["a", *"bcdefghijklm"]]}, {"steps": [["a"]]})
+    assert report.summary == (
+        "invocation 0: unexpected nodes after the reference's last: "
+        "['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'] and 2 more"
+    )
+    assert report.differences[0].what == (
+        "expected no more supersteps, got b then c then d then e then f then g then h then i "
+        "then j then k and 2 more nodes"
+    )

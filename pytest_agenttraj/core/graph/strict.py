@@ -256,30 +256,38 @@ def _middle_counts(path: RawPath, start: int, stop: int) -> Counter[str]:
     return counts
 
 
-def _places(path: RawPath, name: str) -> tuple[int, ...]:
-    """The first ``SHOWN`` entries in which ``name`` runs."""
+def _places(path: RawPath, names: list[str]) -> dict[str, tuple[int, ...]]:
+    """For each of ``names`` (at most ``SHOWN``), the first ``SHOWN`` entries it runs in."""
     entries = path.entries
-    found: list[int] = []
+    found: dict[str, list[int]] = {name: [] for name in names}
     if not path.grouped:
-        at = -1
-        while len(found) < SHOWN:
-            try:
-                at = entries.index(name, at + 1)
-            except ValueError:
+        for name, places in found.items():
+            at = -1
+            while len(places) < SHOWN:
+                try:
+                    at = entries.index(name, at + 1)
+                except ValueError:
+                    break
+                places.append(at)
+    else:
+        open_names = set(names)
+        for index in range(len(entries)):
+            for name in open_names.intersection(path.names(index)):
+                places = found[name]
+                places.append(index)
+                if len(places) == SHOWN:
+                    open_names.discard(name)
+            if not open_names:
                 break
-            found.append(at)
-        return tuple(found)
-    for index in range(len(entries)):
-        if name in path.names(index):
-            found.append(index)
-            if len(found) == SHOWN:
-                break
-    return tuple(found)
+    return {name: tuple(places) for name, places in found.items()}
 
 
 def _first_named(flat: Sequence[str], names: list[str]) -> list[str]:
     """``names`` in the order ``flat`` first names them."""
-    return sorted(names, key=flat.index)
+    if len(names) <= SHOWN:
+        return sorted(names, key=flat.index)
+    wanted = set(names)
+    return [name for name in dict.fromkeys(flat) if name in wanted]
 
 
 def count_differences(
@@ -290,7 +298,9 @@ def count_differences(
 
     The entries both sides start and end with alike hold the same nodes on both, so only the
     stretch between them is counted in full; each differing node's totals come from one count
-    of it in the reference, and its places are the first ``SHOWN`` entries it runs in.
+    of it in the reference. As for message trajectories, the first ``SHOWN`` differences are
+    located (the first ``SHOWN`` entries each node runs in, for a diff to mark); later ones are
+    listed without places, so that no input makes a verdict wait on its explanation.
     """
     out, ref = output.entries, reference.entries
     start = common_prefix(out, ref, 0, 0)
@@ -310,20 +320,24 @@ def count_differences(
     else:
         shared = {name: flat_ref.count(name) - wanted[name] for name in names}
     found: list[GraphDifference] = []
-    for name in _first_named(flat_ref, short):
+    short = _first_named(flat_ref, short)
+    places = _places(reference, short[:SHOWN])
+    for name in short:
         expected, did = shared[name] + wanted[name], shared[name] + ran[name]
         what = f"missing node {name}"
         if did or expected > 1:
             what += f" (ran {times(did)}, expected {expected})"
-        places = _places(reference, name)
-        found.append(GraphDifference("missing", what, invocation, node=name, reference_at=places))
-    for name in _first_named(output.flat(), extra):
+        at = places.get(name, ())
+        found.append(GraphDifference("missing", what, invocation, node=name, reference_at=at))
+    extra = _first_named(output.flat(), extra)
+    places = _places(output, extra[: max(0, SHOWN - len(short))])
+    for name in extra:
         expected, did = shared[name] + wanted[name], shared[name] + ran[name]
         what = f"unexpected node {name}"
         if expected or did > 1:
             what += f" (ran {times(did)}, expected {expected})"
-        places = _places(output, name)
-        found.append(GraphDifference("unexpected", what, invocation, node=name, output_at=places))
+        at = places.get(name, ())
+        found.append(GraphDifference("unexpected", what, invocation, node=name, output_at=at))
     return found
 
 
