@@ -185,6 +185,32 @@ def matching_rows() -> None:
         print(f"   {mode:<10}{fmt(seconds):>12}")
 
 
+def agentevals_rows() -> None:
+    """Strict matches of flat paths against agentevals' ``graph_trajectory_strict_match``, both
+    sides built apart (as a reference read from a file is): passing, and one node changed at the
+    start / near the end; medians of interleaved blocks, ratio ours / agentevals."""
+    from agentevals.graph_trajectory.strict import graph_trajectory_strict_match as theirs
+
+    from pytest_agenttraj import graph_trajectory_strict_match as ours
+
+    print("\n3. strict match vs agentevals, flat paths (target: ratio < 1 at every size)")
+    for size in (10, 100, 1000, 10000, 100000):
+        cells = []
+        for case in ("passing", "start", "end"):
+            reference = [f"step{i % 50}" for i in range(size)]
+            if case != "passing":
+                reference[1 if case == "start" else -2] = "changed"
+            out = {"steps": [[f"step{i % 50}" for i in range(size)]]}
+            ref = {"steps": [reference]}
+            mine, peer = interleaved(
+                lambda o=out, r=ref: ours(outputs=o, reference_outputs=r),
+                lambda o=out, r=ref: theirs(outputs=o, reference_outputs=r),
+                9,
+            )
+            cells.append(f"{case} {fmt(mine)} / {fmt(peer)} = {mine / peer:.2f}x")
+        print(f"   {size:>7,}  " + "   ".join(cells))
+
+
 def main() -> int:
     print(
         f"pytest-agenttraj graph benchmark: Python {platform.python_version()}, "
@@ -192,6 +218,7 @@ def main() -> int:
     )
     capture_rows()
     matching_rows()
+    agentevals_rows()
     return 0
 
 
