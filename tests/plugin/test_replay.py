@@ -171,6 +171,46 @@ def test_a_replay_mismatch_is_a_result_in_the_report_with_both_requests(
     assert detail["recorded"]["messages"][0]["content"] == "You are a weather assistant."
 
 
+SIMULATION_TEST = """
+from langchain.agents import create_agent
+from conftest import WEATHER_SCRIPT, get_weather, provider
+from pytest_agenttraj import create_llm_simulated_user, run_multiturn_simulation
+
+
+def test_conversation(agent_cassette):
+    agent = create_agent(
+        provider([*WEATHER_SCRIPT, "Tomorrow too."]), [get_weather], system_prompt="Be brief."
+    )
+    user = create_llm_simulated_user(
+        system="You ask about the weather in SF.",
+        client=provider(["And tomorrow?"]),
+        fixed_responses=["Weather in SF?"],
+    )
+    result = run_multiturn_simulation(app=agent, user=user, max_turns=2)
+    assert result["stop_reason"] == "max_turns"
+    said = [m["content"] for m in result["trajectory"] if m["role"] in ("user", "assistant")]
+    print("said:", said)
+"""
+
+
+def test_a_simulated_conversation_replays_offline_user_and_agent(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner.makepyfile(test_conversation=SIMULATION_TEST)
+    recorded = _record(inner, monkeypatch, "-s")
+    recorded.assert_outcomes(passed=1)
+    models = [call["model"] for call in _cassette(inner, "test_conversation.yaml")["calls"]]
+    assert len(models) == 4  # the agent twice in turn 1, the simulated user, the agent again
+    said = [line.split("said:")[1] for line in recorded.outlines if "said:" in line]
+    # replay: every script is empty, so each answer comes from the cassette
+    replayed = inner.runpytest("-s")
+    replayed.assert_outcomes(passed=1)
+    assert [line.split("said:")[1] for line in replayed.outlines if "said:" in line] == said
+    assert said == [
+        " ['Weather in SF?', '', 'It is 75F and sunny in SF.', 'And tomorrow?', 'Tomorrow too.']"
+    ]
+
+
 def test_a_changed_tool_schema_names_the_tool_and_field(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
