@@ -372,6 +372,8 @@ def test_the_page_in_chromium(browser: Any, run_page: Path, tmp_path: Path) -> N
     _expand(flaky)
     assert flaky.locator(".attempts .ok").count() == 2
     assert flaky.locator(".attempts .no").count() == 1
+    assert "2/3 passed (67%, 95% CI 20.8-93.9%)" in flaky.locator(".attempts").inner_text()
+    assert "2/3 passed (67%, 95% CI" in tab.locator("#pass-rates").inner_text()
     # filters: failed only, then by kind
     tab.select_option("#filter-outcome", "failed")
     shown = tab.eval_on_selector_all(
