@@ -71,6 +71,9 @@ PLUGIN_FIXTURES = frozenset(
         "trajectory_config",
         "trajectory_evaluator",
         "trajectory_reference",
+        "simulate",
+        "agent_cassette",
+        "captured_trace",
         *GRADED_FIXTURES,
     }
 )
@@ -81,10 +84,13 @@ trajectory test."""
 def uses_plugin(item: pytest.Item) -> bool:
     """Whether ``item`` requests one of this plugin's fixtures or carries its marker."""
     fixtures = getattr(item, "fixturenames", ())
-    return bool(PLUGIN_FIXTURES.intersection(fixtures)) or (
-        item.get_closest_marker("trajectory") is not None
+    return bool(PLUGIN_FIXTURES.intersection(fixtures)) or any(
+        item.get_closest_marker(name) is not None for name in PLUGIN_MARKERS
     )
 
+
+PLUGIN_MARKERS = ("trajectory", "simulation", "agent_cassette")
+"""Markers that make a test one of the plugin's (the last two imply their fixtures)."""
 
 _LANGSMITH_TABLE = "langsmith_output_plugin"  # langsmith's own plugin, which adds -qq
 
@@ -202,7 +208,7 @@ class TrajectorySession:
                         item.stash[_SETTING_ERROR] = message
                     else:
                         errors.append(message)
-            if detect(item, marked=marked):
+            if detect(item, marked=marked or None):
                 self.used.add(item)
             elif groups and any(item.get_closest_marker(g) is not None for g in groups):
                 self.tagged_items.add(item)

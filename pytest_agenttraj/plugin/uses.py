@@ -60,7 +60,10 @@ class UseDetector:
         if not self.fixtures.isdisjoint(getattr(item, "fixturenames", ())):
             return True
         if marked is None:
-            marked = item.get_closest_marker("trajectory") is not None
+            marked = any(
+                item.get_closest_marker(name) is not None
+                for name in ("trajectory", "simulation", "agent_cassette")
+            )
         if marked:
             return True
         if self._has_reference(item):

@@ -375,6 +375,35 @@ def test_round_trip_multipart(pytester: pytest.Pytester, langsmith_env: pytest.M
     assert _warnings(run) == []
 
 
+SIMULATION_TESTS = """
+def app(message, *, thread_id):
+    return {"role": "assistant", "content": "No refunds, sorry."}
+
+
+def test_conversation(simulate):
+    result = simulate(app, ["Refund my kettle!", "Please?"], max_turns=2)
+    assert result["stop_reason"] == "max_turns"
+"""
+
+
+def test_a_simulation_is_logged_like_any_evaluation(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    _project(pytester, SIMULATION_TESTS)
+    with FakeLangSmith(mode="multipart") as server:
+        run = _run(pytester, langsmith_env, server.url, "--trajectory-langsmith")
+    run.result.assert_outcomes(passed=1)
+    assert server.errors == []
+    (test_run,) = [r for r in server.runs().values() if r["name"] == "test_conversation"]
+    assert run.report is not None
+    (record,) = [r for r in run.report["results"] if r["key"] == "simulation"]
+    logged = [f for f in server.feedback() if f["run_id"] == test_run["id"]]
+    assert [(f["key"], f["score"]) for f in logged if f["key"] == "simulation"] == [
+        ("simulation", record["score"])
+    ]
+    _assert_no_key(run, server)
+
+
 def test_round_trip_legacy_with_langsmith_output(
     pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
 ) -> None:
