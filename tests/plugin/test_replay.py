@@ -196,7 +196,7 @@ def test_conversation(agent_cassette):
 def test_a_simulated_conversation_replays_offline_user_and_agent(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inner.makepyfile(test_conversation=SIMULATION_TEST)
+    inner.makepyfile(test_simulated_chat=SIMULATION_TEST)
     recorded = _record(inner, monkeypatch, "-s")
     recorded.assert_outcomes(passed=1)
     models = [call["model"] for call in _cassette(inner, "test_conversation.yaml")["calls"]]

@@ -177,7 +177,7 @@ def test_graded():
 def test_graded_scores_get_a_mean_interval_and_a_rank_test(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project.makepyfile(test_graded=GRADED)
+    project.makepyfile(test_graded_agent=GRADED)
 
     def run(pattern: str, *args: str) -> pytest.RunResult:
         monkeypatch.setenv("PATTERN", pattern)
