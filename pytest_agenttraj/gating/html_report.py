@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .._files import check_writable, write_atomically
-from ..plugin.report_file import incomplete_reason
+from ..plugin.report_file import incomplete_reason, session_document
 
 if TYPE_CHECKING:
     from ..plugin.session import TrajectorySession
@@ -52,10 +52,7 @@ class HtmlReport:
     def write(self, reason: str | None) -> None:
         from ..render.html import page
 
-        document = self.session.results.to_json(settings=self.session.settings.as_json())
-        document["complete"] = reason is None
-        if reason is not None:
-            document["incomplete_reason"] = reason
+        document = session_document(self.session, reason)
         gate = self.baseline
         if gate is not None and gate.comparison is not None:
             shown = gate.path

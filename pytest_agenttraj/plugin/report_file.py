@@ -19,7 +19,7 @@ from .._files import check_writable, redact_secrets, write_atomically
 if TYPE_CHECKING:
     from .session import TrajectorySession
 
-__all__ = ["ReportFile", "incomplete_reason", "parse_shard"]
+__all__ = ["ReportFile", "incomplete_reason", "parse_shard", "session_document"]
 
 
 def parse_shard(text: str, *, where: str = "--trajectory-shard") -> dict[str, int]:
@@ -49,13 +49,9 @@ class ReportFile:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        document = self.session.results.to_json(settings=self.session.settings.as_json())
-        reason = incomplete_reason(session, exitstatus)
-        document["complete"] = reason is None
+        document = session_document(self.session, incomplete_reason(session, exitstatus))
         if self.shard is not None:
             document["shard"] = dict(self.shard)
-        if reason is not None:
-            document["incomplete_reason"] = reason
         try:
             text = json.dumps(document, indent=2, default=str) + "\n"
             write_atomically(self.path, redact_secrets(text))
@@ -68,6 +64,15 @@ class ReportFile:
             terminalreporter.write_line(f"agenttraj: {self.error}", red=True, bold=True)
         elif self.session.results.records or self.path.exists():
             terminalreporter.write_line(f"agenttraj: trajectory report written to {self.path}")
+
+
+def session_document(session: TrajectorySession, reason: str | None) -> dict[str, Any]:
+    """The run's report document, saying whether the run finished (``reason``: why not)."""
+    document = session.results.to_json(settings=session.settings.as_json())
+    document["complete"] = reason is None
+    if reason is not None:
+        document["incomplete_reason"] = reason
+    return document
 
 
 def incomplete_reason(session: pytest.Session, exitstatus: int) -> str | None:
