@@ -27,7 +27,11 @@ def test_valid_rules_keep_how_they_were_written(text: str, expected: PassRule) -
     assert parse_pass_rule(text, repeat=5) == expected
 
 
-FORMS = "must be one of 'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>' or 'lower:<0..1>'"
+FORMS = (
+    "must be one of 'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>', 'lower:<0..1>' "
+    "or 'pass^<k>:<0..1>'"
+)
+PASS_HAT = "pass^ needs a whole k >= 1 and a share in (0, 1], e.g. pass^3:0.5"
 
 
 @pytest.mark.parametrize(
@@ -41,6 +45,14 @@ FORMS = "must be one of 'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>' o
         ("min:0", "invalid pass_rule 'min:0': min needs a whole number >= 1, e.g. min:3"),
         ("min:-1", "invalid pass_rule 'min:-1': min needs a whole number >= 1, e.g. min:3"),
         ("min:4", "invalid pass_rule 'min:4': needs 4 passing attempts but repeat=3"),
+        ("pass^0:0.5", f"invalid pass_rule 'pass^0:0.5': {PASS_HAT}"),
+        ("pass^2", f"invalid pass_rule 'pass^2': {PASS_HAT}"),
+        ("pass^k:0.5", f"invalid pass_rule 'pass^k:0.5': {PASS_HAT}"),
+        ("pass^2:1.5", f"invalid pass_rule 'pass^2:1.5': {PASS_HAT}"),
+        (
+            "pass^4:0.5",
+            "invalid pass_rule 'pass^4:0.5': pass^4 needs at least 4 attempts but repeat=3",
+        ),
     ],
 )
 def test_invalid_rules_say_what_is_allowed(text: object, message: str) -> None:
@@ -132,3 +144,26 @@ def test_stopping_at_the_first_settled_verdict_never_changes_the_outcome(text: s
             if settled is not None:
                 break
         assert settled is final, outcomes
+
+
+def _brute_pass_hat(passed: int, attempts: int, k: int) -> float:
+    """pass^k by counting: the share of k-subsets of the attempts in which every attempt passed."""
+    outcomes = [True] * passed + [False] * (attempts - passed)
+    subsets = list(itertools.combinations(outcomes, k))
+    return sum(all(s) for s in subsets) / len(subsets)
+
+
+@pytest.mark.parametrize("attempts", [3, 5, 8])
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("share", [0.2, 0.5, 0.9, 1.0])
+def test_pass_hat_rule_needs_the_fewest_passes_whose_estimate_reaches_the_share(
+    attempts: int, k: int, share: float
+) -> None:
+    rule = parse_pass_rule(f"pass^{k}:{share}", repeat=attempts)
+    assert (rule.kind, rule.k, rule.value, rule.stops_early) == ("pass^", k, share, False)
+    need = rule.required(attempts)
+    assert _brute_pass_hat(need, attempts, k) >= share - 1e-12
+    assert need == 0 or _brute_pass_hat(need - 1, attempts, k) < share
+    # an estimate from every attempt: never settled while attempts are left
+    assert rule.verdict(attempts - 1, 0, attempts) is None
+    assert rule.verdict(need, attempts - need, attempts) is True

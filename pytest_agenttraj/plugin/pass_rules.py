@@ -1,9 +1,11 @@
 """Pass rules for repeated runs of a nondeterministic agent: how many of N attempts must pass.
 
 ``all``, ``majority``, ``any``, ``rate:0.8`` (at least that share), ``min:3`` (at least that
-many) and ``lower:0.8`` (the Wilson lower bound of the pass rate, at the run's confidence level,
-reaches that share). A verdict can be settled before every attempt has run, so runs stop early,
-except under a ``lower:`` rule: its verdict is an estimate from every attempt.
+many), ``lower:0.8`` (the Wilson lower bound of the pass rate, at the run's confidence level,
+reaches that share) and ``pass^3:0.5`` (the unbiased pass^3 estimate from every attempt, the
+chance that 3 attempts in a row all pass, reaches 0.5). A verdict can be settled before every
+attempt has run, so runs stop early, except under a ``lower:`` or ``pass^`` rule: its verdict is
+an estimate from every attempt.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from dataclasses import dataclass
 
 __all__ = ["PassRule", "parse_pass_rule"]
 
-_FORMS = "'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>' or 'lower:<0..1>'"
+_FORMS = (
+    "'all', 'majority', 'any', 'rate:<0..1>', 'min:<count>', 'lower:<0..1>' or 'pass^<k>:<0..1>'"
+)
+_ESTIMATES = ("lower", "pass^")
 
 
 @dataclass(frozen=True)
@@ -25,16 +30,27 @@ class PassRule:
     text: str = "all"
     confidence: float = 0.95
     """The confidence level of a ``lower:`` rule's interval."""
+    k: int = 0
+    """The k of a ``pass^k`` rule."""
 
     @property
     def stops_early(self) -> bool:
-        """Whether runs may stop once the verdict is settled (not under a ``lower:`` rule)."""
-        return self.kind != "lower"
+        """Whether runs may stop once the verdict is settled (not under a ``lower:`` or
+        ``pass^`` rule, whose estimate is reported from every attempt)."""
+        return self.kind not in _ESTIMATES
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the verdict is an estimate from the attempts that ran (``lower:``, ``pass^``)
+        rather than a share of the planned attempts."""
+        return self.kind in _ESTIMATES
 
     def required(self, attempts: int) -> int:
         """How many of ``attempts`` must pass (``attempts + 1`` when none would do)."""
         if self.kind == "lower":
             return _lowest_passing(self.value, attempts, self.confidence)
+        if self.kind == "pass^":
+            return _fewest_for_pass_hat(self.k, self.value, attempts)
         if self.kind == "all":
             return attempts
         if self.kind == "majority":
@@ -65,6 +81,37 @@ def _lowest_passing(share: float, attempts: int, confidence: float) -> int:
         if wilson_interval(passed, attempts, confidence).low + 1e-12 >= share:
             return passed
     return attempts + 1
+
+
+def _fewest_for_pass_hat(k: int, share: float, attempts: int) -> int:
+    """The fewest passes of ``attempts`` whose pass^k estimate reaches ``share``."""
+    from ..core.stats import pass_hat_k
+
+    if k > attempts:
+        return attempts + 1
+    for passed in range(attempts + 1):
+        if pass_hat_k(passed, attempts, k) + 1e-12 >= share:
+            return passed
+    return attempts + 1
+
+
+def _pass_hat_rule(text: str, repeat: int, confidence: float) -> PassRule:
+    raw_k, _, raw = text[len("pass^") :].partition(":")
+    try:
+        share = float(raw)
+    except ValueError:
+        share = -1.0
+    if not raw_k.isdigit() or int(raw_k) < 1 or not 0 < share <= 1:
+        raise ValueError(
+            f"invalid pass_rule {text!r}: pass^ needs a whole k >= 1 and a share in (0, 1], "
+            "e.g. pass^3:0.5"
+        )
+    k = int(raw_k)
+    if k > repeat:
+        raise ValueError(
+            f"invalid pass_rule {text!r}: pass^{k} needs at least {k} attempts but repeat={repeat}"
+        )
+    return PassRule("pass^", share, text, confidence, k)
 
 
 def _lower_rule(text: str, raw: str, repeat: int, confidence: float) -> PassRule:
@@ -107,6 +154,8 @@ def parse_pass_rule(text: object, *, repeat: int = 1, confidence: float = 0.95) 
         return PassRule("rate", value, rule, confidence)
     if kind == "lower":
         return _lower_rule(rule, raw, repeat, confidence)
+    if rule.startswith("pass^"):
+        return _pass_hat_rule(rule, repeat, confidence)
     if kind == "min":
         if not raw.isdigit() or int(raw) < 1:
             raise ValueError(

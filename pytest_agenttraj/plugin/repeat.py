@@ -15,7 +15,7 @@ How it runs:
 * An attempt *passes* when its test passes: setup, call and teardown all pass. A failure in the
   call is a failed attempt, an error in setup or teardown an errored one; both count against the
   rule. Runs stop as soon as the verdict is settled (``PassRule.verdict``), except under a
-  ``lower:`` rule or ``--trajectory-stats``, where every attempt runs.
+  ``lower:`` or ``pass^`` rule or ``--trajectory-stats``, where every attempt runs.
 * A *skipped* attempt (``pytest.skip``, a skip marker, an ``xfail`` that failed) ends the runs and
   the test is reported skipped: a test skipped in its first attempt runs once.
 * pytest is told about the test once: the reports of one attempt are logged. For a passing verdict
@@ -31,7 +31,8 @@ What the report gets: the last logged report (teardown) carries, in ``user_prope
 ``confidence``, ``pass_hat_k``, ``pass_at_k``: :func:`pytest_agenttraj.core.stats.pass_stats`)
 are added, and ``passed`` is the evaluation's own verdict: its pass rate reaches the share the
 rule asks of the planned attempts (``required / repeat``; under a ``lower:`` rule, the Wilson
-lower bound of its rate reaches the rule's share). Under
+lower bound of its rate reaches the rule's share; under ``pass^k:share``, its pass^k estimate
+does). Under
 pytest-xdist a test runs on one worker, so the records ride on that one logged report, and
 ``pytest_agenttraj_record`` sees each aggregated record once. ``pytest_agenttraj_evaluated`` is
 still called live for every attempt's evaluation; its record then has an ``attempt`` number.
@@ -433,7 +434,7 @@ def aggregate(
         ]
         flags = [bool(occurrences[n].get("passed")) if n in occurrences else None for n in counted]
         passed_attempts = sum(1 for flag in flags if flag)
-        if rule.kind == "lower":
+        if rule.estimated:
             passed = rule.required(len(counted)) <= passed_attempts
         else:
             passed = passed_attempts * repeat >= required * len(counted)

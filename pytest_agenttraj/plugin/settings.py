@@ -80,7 +80,7 @@ MARKER_HELP = (
     "tool_args: exact|ignore|subset|superset; overrides: {tool name: args mode | key list | "
     "{'ignore_keys': [...]} | callable}; reference: a file in the test's trajectories/ folder; "
     "repeat: run the test N times, judged by pass_rule: all|majority|any|rate:0.8|min:3|"
-    "lower:0.8 (the Wilson lower bound of the pass rate); "
+    "lower:0.8 (the Wilson lower bound of the pass rate)|pass^3:0.5 (the pass^3 estimate); "
     "min_score: the score 0..1 a graded result needs to pass; ignore_keys: dotted key paths "
     "left out of every tool's args; allow_empty: accept an empty reference or output; "
     "required, forbidden, max_calls, max_total_calls, max_steps and the run budgets "

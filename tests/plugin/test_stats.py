@@ -77,6 +77,24 @@ def test_lower_rule_runs_every_attempt_and_gates_on_the_bound(
     )
 
 
+def test_pass_hat_rule_runs_every_attempt_and_gates_on_the_estimate(
+    project: pytest.Pytester, agent: Any
+) -> None:
+    # pass^2 from 4 of 5 is C(4,2)/C(5,2) = 0.6; from 3 of 5, 0.3
+    met = agent("FPPPP", "pass^2:0.5", "--trajectory-report=r.json")
+    met.assert_outcomes(passed=1)
+    assert _attempts(project) == 5  # the first failure settles nothing
+    record = _load(project.path / "r.json")["results"][0]
+    assert (record["passed"], record["pass_rule"]) == (True, "pass^2:0.5")
+    assert record["pass_hat_k"]["2"] == pytest.approx(0.6)
+    missed = agent("PPFPF", "pass^2:0.5")
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(["3 of 5 attempts passed (2 failed); pass_rule pass^2:0.5 needs 4"])
+    too_big = agent("PPP", "pass^4:0.5")
+    assert too_big.ret == pytest.ExitCode.USAGE_ERROR
+    too_big.stderr.fnmatch_lines(["*pass^4 needs at least 4 attempts but repeat=3"])
+
+
 def test_lower_rule_that_cannot_be_met_is_a_usage_error(agent: Any) -> None:
     result = agent("PPPPP", "lower:0.8")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
