@@ -135,6 +135,29 @@ def _lower_rule(text: str, raw: str, repeat: int, confidence: float) -> PassRule
     return rule
 
 
+def _rate_rule(text: str, raw: str, _repeat: int, confidence: float) -> PassRule:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise ValueError(f"invalid pass_rule {text!r}: a rate must be in (0, 1], e.g. rate:0.8")
+    return PassRule("rate", value, text, confidence)
+
+
+def _min_rule(text: str, raw: str, repeat: int, confidence: float) -> PassRule:
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"invalid pass_rule {text!r}: min needs a whole number >= 1, e.g. min:3")
+    if int(raw) > repeat:
+        raise ValueError(
+            f"invalid pass_rule {text!r}: needs {raw} passing attempts but repeat={repeat}"
+        )
+    return PassRule("min", float(raw), text, confidence)
+
+
+_PARSERS = {"rate": _rate_rule, "min": _min_rule, "lower": _lower_rule}
+
+
 def parse_pass_rule(text: object, *, repeat: int = 1, confidence: float = 0.95) -> PassRule:
     """Parse and check a pass rule against the number of attempts; ``ValueError`` if invalid.
     ``confidence`` is the level of a ``lower:`` rule's interval."""
@@ -143,27 +166,10 @@ def parse_pass_rule(text: object, *, repeat: int = 1, confidence: float = 0.95) 
     rule = text.strip()
     if rule in ("all", "majority", "any"):
         return PassRule(rule, text=rule, confidence=confidence)
-    kind, _, raw = rule.partition(":")
-    if kind == "rate":
-        try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if not 0 < value <= 1:
-            raise ValueError(f"invalid pass_rule {text!r}: a rate must be in (0, 1], e.g. rate:0.8")
-        return PassRule("rate", value, rule, confidence)
-    if kind == "lower":
-        return _lower_rule(rule, raw, repeat, confidence)
     if rule.startswith("pass^"):
         return _pass_hat_rule(rule, repeat, confidence)
-    if kind == "min":
-        if not raw.isdigit() or int(raw) < 1:
-            raise ValueError(
-                f"invalid pass_rule {text!r}: min needs a whole number >= 1, e.g. min:3"
-            )
-        if int(raw) > repeat:
-            raise ValueError(
-                f"invalid pass_rule {text!r}: needs {raw} passing attempts but repeat={repeat}"
-            )
-        return PassRule("min", float(raw), rule, confidence)
-    raise ValueError(f"invalid pass_rule {text!r}: must be one of {_FORMS}")
+    kind, _, raw = rule.partition(":")
+    parser = _PARSERS.get(kind)
+    if parser is None:
+        raise ValueError(f"invalid pass_rule {text!r}: must be one of {_FORMS}")
+    return parser(rule, raw, repeat, confidence)
