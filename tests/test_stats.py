@@ -19,6 +19,7 @@ from pytest_agenttraj.core.stats import (
     t_quantile,
     wilson_interval,
 )
+from pytest_agenttraj.plugin.results import family_stats
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -142,3 +143,43 @@ def test_mean_interval_matches_scipy(values: list[float]) -> None:
 def test_bad_input_says_which_argument(call, message: str) -> None:
     with pytest.raises(ValueError, match="^" + re.escape(message)):
         call()
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 6), st.integers(0, 6), st.floats(0, 1)), min_size=2, max_size=12
+    )
+)
+def test_family_statistics_count_every_attempt_and_average_graded_scores(
+    members: list[tuple[int, int, float]],
+) -> None:
+    records = [
+        {
+            "nodeid": f"t.py::test_a[{n}]",
+            "attempts": runs,
+            "passed_attempts": min(ok, runs),
+            "score": score,
+        }
+        for n, (runs, ok, score) in enumerate(members)
+    ]
+    records.append({"nodeid": "t.py::test_alone", "passed": True, "score": True})
+    families = family_stats(records, 0.9)
+    assert list(families) == ["t.py::test_a"]
+    stats = families["t.py::test_a"]
+    attempts = sum(runs for runs, _, _ in members)
+    passed = sum(min(ok, runs) for runs, ok, _ in members)
+    assert (stats["tests"], stats["attempts"], stats["passed_attempts"]) == (
+        len(members),
+        attempts,
+        passed,
+    )
+    low, high = scipy_stats.binomtest(passed, attempts).proportion_ci(0.9, method="wilson")
+    assert stats["pass_rate_interval"] == pytest.approx([low, high], abs=1e-6)
+    scores = [score for _, _, score in members]
+    assert stats["score_mean"] == pytest.approx(sum(scores) / len(scores), abs=1e-6)
+    spread = scipy_stats.sem(scores)
+    if spread > 0:
+        low, high = scipy_stats.t.interval(
+            0.9, len(scores) - 1, loc=stats["score_mean"], scale=spread
+        )
+        assert stats["score_interval"] == pytest.approx([low, high], abs=1e-5)

@@ -25,6 +25,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "pass_stats",
+    "rate_text",
     "t_quantile",
     "wilson_interval",
 ]
@@ -135,11 +136,17 @@ class PassStats:
 
     def text(self) -> str:
         """``4/5 passed (80%, 95% CI 37.6-96.4%)``."""
-        return (
-            f"{self.passed}/{self.attempts} passed ({self.rate * 100:.0f}%, "
-            f"{round(self.interval.confidence * 100, 6):g}% CI "
-            f"{self.interval.low * 100:.1f}-{self.interval.high * 100:.1f}%)"
-        )
+        return rate_text(self.passed, self.attempts, self.interval)
+
+
+def rate_text(passed: int, attempts: int, interval: Interval) -> str:
+    """``4/5 passed (80%, 95% CI 37.6-96.4%)``: a pass count with its interval."""
+    rate = passed / attempts if attempts else 0.0
+    return (
+        f"{passed}/{attempts} passed ({rate * 100:.0f}%, "
+        f"{round(interval.confidence * 100, 6):g}% CI "
+        f"{interval.low * 100:.1f}-{interval.high * 100:.1f}%)"
+    )
 
 
 def pass_stats(passed: int, attempts: int, confidence: float = 0.95) -> PassStats:

@@ -85,14 +85,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trajectory_min_pass_rate",
         action="append",
         default=None,
-        metavar="[GROUP=]RATE",
+        metavar="[GROUP=][lower:]RATE",
         help="fail the session when less than RATE (0..1) of the trajectory evaluations pass; "
-        "GROUP=RATE for the tests marked GROUP (repeatable; errors count as failed, skips "
-        "against the rate)",
+        "GROUP=RATE for the tests marked GROUP, or of a parametrized family when GROUP is "
+        "path::test_name; lower:RATE gates on the Wilson lower bound of the pass rate "
+        "(repeatable; errors count as failed, skips against the rate)",
     )
     parser.addini(
         INI,
-        "minimum pass rates, one [GROUP=]RATE per line (see --trajectory-min-pass-rate)",
+        "minimum pass rates, one [GROUP=][lower:]RATE per line (see --trajectory-min-pass-rate)",
         type="linelist",
         default=[],
     )
@@ -139,8 +140,8 @@ def _thresholds(config: pytest.Config, session: TrajectorySession) -> list[Thres
         return []
     from .pass_rate import parse_thresholds
 
-    thresholds = parse_thresholds(list(values), where=where)
-    session.tag_tests([t.group for t in thresholds if t.group is not None])
+    thresholds = parse_thresholds(list(values), where=where, confidence=session.settings.confidence)
+    session.tag_tests([t.group for t in thresholds if t.group is not None and not t.family])
     return thresholds
 
 

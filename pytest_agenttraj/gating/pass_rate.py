@@ -2,8 +2,11 @@
 the trajectory evaluations passed, for the whole run or for the tests carrying a marker.
 
 ``RATE`` (0..1) gates the session; ``GROUP=RATE`` (the option is repeatable, the ini key
-``trajectory_min_pass_rate`` takes one per line) gates the tests marked ``@pytest.mark.GROUP``.
-A threshold of 0 never fails. What is counted, on the controlling process after the run:
+``trajectory_min_pass_rate`` takes one per line) gates the tests marked ``@pytest.mark.GROUP``,
+or, where GROUP is a test's node id without its parameters (``path::test_name``), the tests of
+that parametrized family. ``lower:RATE`` in place of ``RATE`` gates on the Wilson lower bound of
+the pass rate at the run's confidence level (``--trajectory-confidence``) instead of the rate
+itself. A threshold of 0 never fails. What is counted, on the controlling process after the run:
 
 * every evaluation the tests made, as what it was, whatever then became of its test: an evaluation
   that passed in a test that later failed or errored counts as passed;
@@ -30,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from ..plugin.results import attempt_counts
+from ..plugin.results import attempt_counts, family_of
 from ..plugin.session import TrajectorySession
 from . import INI, OPTION
 from .verdict import fail_session, gates_apply
@@ -51,52 +54,90 @@ __all__ = [
 
 _EPSILON = 1e-9
 _FORMS = (
-    "RATE from 0 to 1 for the session (e.g. 0.8) or GROUP=RATE for the tests of a marker "
-    "(e.g. smoke=0.9)"
+    "RATE from 0 to 1 for the session (e.g. 0.8), GROUP=RATE for the tests of a marker "
+    "(e.g. smoke=0.9) or of a parametrized family (e.g. tests/test_agent.py::test_city=0.8), "
+    "RATE or lower:RATE (the lower bound of the pass rate's interval, e.g. lower:0.7)"
 )
 
 
 @dataclass(frozen=True)
 class Threshold:
-    """A minimum pass rate for the session (``group=None``) or one marker's tests."""
+    """A minimum pass rate for the session (``group=None``), one marker's tests or one
+    parametrized family (a group with ``::``); with ``lower``, the minimum of the rate's
+    Wilson lower bound at ``confidence``."""
 
     rate: float
     group: str | None = None
+    lower: bool = False
+    confidence: float = 0.95
+
+    @property
+    def family(self) -> bool:
+        return self.group is not None and "::" in self.group
 
     def label(self) -> str:
-        return "the session" if self.group is None else f"group {self.group}"
+        if self.group is None:
+            return "the session"
+        return f"family {self.group}" if self.family else f"group {self.group}"
 
     def spelled(self) -> str:
-        rate = f"{self.rate:g}"
+        rate = f"lower:{self.rate:g}" if self.lower else f"{self.rate:g}"
         return rate if self.group is None else f"{self.group}={rate}"
 
+    def contains(self, nodeid: str, facts: TestFacts) -> bool:
+        """Whether the test ``nodeid`` is one of this threshold's group."""
+        if self.group is None:
+            return True
+        if self.family:
+            return family_of(nodeid) == self.group
+        return self.group in facts.groups
 
-def parse_thresholds(values: Iterable[str], *, where: str) -> list[Threshold]:
-    """``["0.8", "smoke=0.9"]`` -> thresholds; a bad or repeated value is a ``UsageError``."""
+    def met_by(self, counted: Tally) -> bool:
+        if self.rate <= 0:
+            return True
+        if not self.lower:
+            return counted.meets(self.rate)
+        low = counted.lower_bound(self.confidence)
+        return low is not None and low + _EPSILON >= self.rate
+
+
+def _group(name: str, raw: str, where: str) -> str:
+    family, _, test = name.rpartition("::")
+    if name.isidentifier() or (family and test.isidentifier() and "[" not in name):
+        return name
+    raise pytest.UsageError(
+        f"invalid {where} {raw!r}: GROUP must be a marker name or a test family "
+        f"(path::test_name, without parameters); expected {_FORMS}"
+    )
+
+
+def parse_thresholds(
+    values: Iterable[str], *, where: str, confidence: float = 0.95
+) -> list[Threshold]:
+    """``["0.8", "smoke=0.9", "tests/test_a.py::test_city=lower:0.7"]`` -> thresholds; a bad
+    or repeated value is a ``UsageError``."""
     thresholds: dict[str | None, Threshold] = {}
     for raw in values:
         text = str(raw).strip()
         group: str | None = None
         number = text
         if "=" in text:
-            name, _, number = (part.strip() for part in text.partition("="))
-            if not name.isidentifier():
-                raise pytest.UsageError(
-                    f"invalid {where} {raw!r}: GROUP must be a marker name; expected {_FORMS}"
-                )
-            group = name
+            name, _, number = (part.strip() for part in text.rpartition("="))
+            group = _group(name, str(raw), where)
+        lower = number.startswith("lower:")
         try:
-            rate = float(number)
+            rate = float(number.removeprefix("lower:"))
         except ValueError:
             rate = -1.0
         if not 0 <= rate <= 1:
             raise pytest.UsageError(f"invalid {where} {raw!r}: expected {_FORMS}")
+        threshold = Threshold(rate, group, lower, confidence)
         if group in thresholds:
             raise pytest.UsageError(
-                f"invalid {where} {raw!r}: {Threshold(rate, group).label()} has a threshold "
+                f"invalid {where} {raw!r}: {threshold.label()} has a threshold "
                 "already; give one per group"
             )
-        thresholds[group] = Threshold(rate, group)
+        thresholds[group] = threshold
     return list(thresholds.values())
 
 
@@ -158,12 +199,24 @@ class Tally:
         rate = self.rate
         return rate is not None and rate + _EPSILON >= threshold
 
+    def lower_bound(self, confidence: float) -> float | None:
+        """The Wilson lower bound of the rate (``None`` when nothing was counted)."""
+        return self.interval(confidence)[0] if self.total else None
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        from ..core.stats import wilson_interval
+
+        found = wilson_interval(self.passed, self.total, confidence)
+        return found.low, found.high
+
 
 def tally(tests: Mapping[str, TestFacts], group: str | None = None) -> Tally:
-    """Count the evaluations of ``tests`` (those carrying ``group``, if given)."""
+    """Count the evaluations of ``tests`` (those of ``group``, a marker name or a family id,
+    if given)."""
     out = Tally()
+    chosen = Threshold(1.0, group)
     for nodeid, facts in sorted(tests.items()):
-        if group is not None and group not in facts.groups:
+        if not chosen.contains(nodeid, facts):
             continue
         for record in facts.records:
             runs, passed = attempt_counts(record)
@@ -197,19 +250,24 @@ def _plural(count: int, word: str) -> str:
 
 
 def threshold_line(threshold: Threshold, counted: Tally) -> str:
-    """One threshold's outcome, e.g.
-    ``session: 70% of 10 evaluations passed (7 passed, 2 failed, 1 skipped); needs 80%: MISSED``.
-    """
-    name = "session" if threshold.group is None else f"group {threshold.group}"
-    verdict = "ok" if counted.meets(threshold.rate) else "MISSED"
+    """One threshold's outcome, e.g. ``session: 70% of 10 evaluations passed (7 passed,
+    2 failed, 1 skipped; 95% CI 39.7-89.2%); needs 80%: MISSED``; a ``lower:`` threshold
+    needs ``a lower bound of 80%``."""
+    name = "session" if threshold.group is None else threshold.label()
+    verdict = "ok" if threshold.met_by(counted) else "MISSED"
+    needs = _percent(threshold.rate)
+    if threshold.lower:
+        needs = f"a lower bound of {needs}"
     if counted.rate is None:
-        return f"{name}: no evaluations counted; needs {_percent(threshold.rate)}: {verdict}"
+        return f"{name}: no evaluations counted; needs {needs}: {verdict}"
     parts = [f"{counted.passed} passed", f"{counted.failed} failed"]
     if counted.skipped:
         parts.append(f"{counted.skipped} skipped")
+    low, high = counted.interval(threshold.confidence)
+    level = f"{round(threshold.confidence * 100, 6):g}% CI {low * 100:.1f}-{high * 100:.1f}%"
     return (
         f"{name}: {_percent(counted.rate)} of {_plural(counted.total, 'evaluation')} passed "
-        f"({', '.join(parts)}); needs {_percent(threshold.rate)}: {verdict}"
+        f"({', '.join(parts)}; {level}); needs {needs}: {verdict}"
     )
 
 
@@ -248,12 +306,20 @@ def counting_lines(counted: Tally) -> list[str]:
 def miss_line(threshold: Threshold, counted: Tally) -> str:
     """The line that says why the session fails, naming the rate, the threshold and the group."""
     scope = "for the session"
-    if threshold.group is not None:
+    if threshold.family:
+        scope = f"for family {threshold.group} (its parametrized tests)"
+    elif threshold.group is not None:
         scope = f"for group {threshold.group} (tests marked @pytest.mark.{threshold.group})"
     option = f"{OPTION} {threshold.spelled()}"
     if counted.rate is None:
         return (
             f"agenttraj: no evaluations counted {scope}, so {option} is missed: the session fails"
+        )
+    if threshold.lower:
+        low = _percent(counted.lower_bound(threshold.confidence) or 0.0)
+        return (
+            f"agenttraj: the lower bound {low} of pass rate {_percent(counted.rate)} is below "
+            f"{option} {scope}: the session fails"
         )
     rate = _percent(counted.rate)
     return f"agenttraj: pass rate {rate} is below {option} {scope}: the session fails"
@@ -271,7 +337,10 @@ class PassRateGate:
         self.results: list[tuple[Threshold, Tally]] | None = None
 
     def pytest_report_header(self) -> str:
-        parts = [f"{_percent(t.rate)} ({t.label()})" for t in self.thresholds]
+        parts = [
+            f"{'lower bound ' if t.lower else ''}{_percent(t.rate)} ({t.label()})"
+            for t in self.thresholds
+        ]
         return f"agenttraj: min pass rate {', '.join(parts)}"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -286,7 +355,7 @@ class PassRateGate:
         for nodeid, facts in self.tests.items():
             facts.learn(self.session.tags.get(nodeid), self.session.repeat_info.get(nodeid))
         self.results = [(t, tally(self.tests, t.group)) for t in self.thresholds]
-        if any(not counted.meets(t.rate) for t, counted in self.results):
+        if any(not t.met_by(counted) for t, counted in self.results):
             fail_session(session)
 
     @pytest.hookimpl(trylast=True)
@@ -295,10 +364,10 @@ class PassRateGate:
             return
         terminalreporter.write_sep("=", "trajectory pass rate")
         for threshold, counted in self.results:
-            ok = counted.meets(threshold.rate)
+            ok = threshold.met_by(counted)
             terminalreporter.write_line(threshold_line(threshold, counted), red=not ok)
         for line in counting_lines(tally(self.tests)):
             terminalreporter.write_line(line)
         for threshold, counted in self.results:
-            if not counted.meets(threshold.rate):
+            if not threshold.met_by(counted):
                 terminalreporter.write_line(miss_line(threshold, counted), red=True, bold=True)

@@ -10,7 +10,17 @@ from typing import Any
 
 from .._version import __version__
 
-__all__ = ["REPORT_VERSION", "TrajectoryResults", "attempt_counts", "judge_line", "judge_totals"]
+__all__ = [
+    "REPORT_VERSION",
+    "TrajectoryResults",
+    "attempt_counts",
+    "family_lines",
+    "family_of",
+    "family_stats",
+    "group_stats",
+    "judge_line",
+    "judge_totals",
+]
 
 REPORT_VERSION = 1
 _DEFAULT_ROWS = 20
@@ -58,9 +68,7 @@ class TrajectoryResults:
         if any("attempts" in r for r in self.records):
             summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
             summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
-            confidence = next(
-                (float(r["confidence"]) for r in self.records if "confidence" in r), 0.95
-            )
+            confidence = _confidence(self.records)
             if summary["attempts"]:
                 from ..core.stats import wilson_interval
 
@@ -69,6 +77,9 @@ class TrajectoryResults:
                 )
                 summary["pass_rate_interval"] = [round(interval.low, 6), round(interval.high, 6)]
                 summary["confidence"] = confidence
+        families = family_stats(self.records, _confidence(self.records))
+        if families:
+            summary["families"] = families
         judged = judge_totals(self.records)
         if judged is not None:
             summary["judge"] = judged
@@ -127,6 +138,7 @@ class TrajectoryResults:
         if len(shown) < len(rows):
             lines.append(f"... {len(rows) - len(shown)} more rows (-v shows all)")
         lines.extend(totals.split("\n"))
+        lines.extend(family_lines(self.records))
         return lines
 
     def _with_comments(self, lines: list[str], shown: list[dict[str, Any]]) -> list[str]:
@@ -221,6 +233,92 @@ def judge_line(totals: Mapping[str, int]) -> str:
         f"judge: {calls} call{'s' if calls != 1 else ''}, {totals['cached']} cached, "
         f"{_tokens(totals['tokens'])} tokens"
     )
+
+
+def _confidence(records: Iterable[Mapping[str, Any]]) -> float:
+    return next((float(r["confidence"]) for r in records if "confidence" in r), 0.95)
+
+
+def family_of(nodeid: object) -> str:
+    """A test's parametrized family: its node id without the ``[...]`` parameter part."""
+    text = str(nodeid)
+    return text.split("[", 1)[0] if text.endswith("]") else text
+
+
+def group_stats(records: Iterable[Mapping[str, Any]], confidence: float = 0.95) -> dict[str, Any]:
+    """Statistics of a group of results, every attempt counted: ``attempts``,
+    ``passed_attempts``, ``pass_rate`` with its Wilson ``pass_rate_interval``, and for graded
+    results ``score_mean`` with a Student t ``score_interval`` over their scores."""
+    from ..core.stats import mean_interval, wilson_interval
+
+    chosen = list(records)
+    runs = [attempt_counts(r) for r in chosen]
+    attempts = sum(n for n, _ in runs)
+    passed = sum(p for _, p in runs)
+    out: dict[str, Any] = {
+        "tests": len({r.get("nodeid") for r in chosen}),
+        "evaluations": len(chosen),
+        "attempts": attempts,
+        "passed_attempts": passed,
+    }
+    if attempts:
+        interval = wilson_interval(passed, attempts, confidence)
+        out["pass_rate"] = round(passed / attempts, 6)
+        out["pass_rate_interval"] = [round(interval.low, 6), round(interval.high, 6)]
+    scores = [_graded_score(r) for r in chosen]
+    graded = [score for score in scores if score is not None]
+    if graded:
+        spread = mean_interval(graded, confidence)
+        out["score_mean"] = round(sum(graded) / len(graded), 6)
+        out["score_interval"] = [round(spread.low, 6), round(spread.high, 6)]
+    return out
+
+
+def _graded_score(record: Mapping[str, Any]) -> float | None:
+    score = record.get("score_mean", record.get("score"))
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return None
+    return float(score)
+
+
+def family_stats(
+    records: Iterable[Mapping[str, Any]], confidence: float = 0.95
+) -> dict[str, dict[str, Any]]:
+    """:func:`group_stats` for each parametrized family with two or more tests, by family id
+    (``path::test_name``)."""
+    families: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        families.setdefault(family_of(record.get("nodeid")), []).append(record)
+    return {
+        family: group_stats(members, confidence)
+        for family, members in sorted(families.items())
+        if len({r.get("nodeid") for r in members}) > 1
+    }
+
+
+def family_lines(records: Iterable[Mapping[str, Any]], limit: int = _DEFAULT_ROWS) -> list[str]:
+    """One line per parametrized family, e.g.
+    ``family test_agent.py::test_city: 4/5 passed (80%, 95% CI 37.6-96.4%)``, with the mean
+    score and its interval for graded results; at most ``limit`` families, the weakest first."""
+    from ..core.stats import Interval, rate_text
+
+    chosen = list(records)
+    families = family_stats(chosen, _confidence(chosen))
+    ranked = sorted(families.items(), key=lambda item: (item[1].get("pass_rate", 0.0), item[0]))
+    out = []
+    for family, stats in ranked[:limit]:
+        low, high = stats["pass_rate_interval"]
+        level = _confidence(chosen)
+        line = f"family {family}: " + rate_text(
+            stats["passed_attempts"], stats["attempts"], Interval(low, high, level)
+        )
+        if "score_mean" in stats:
+            low, high = stats["score_interval"]
+            line += f"; mean score {stats['score_mean']:.3f} ({low:.3f}-{high:.3f})"
+        out.append(line)
+    if len(ranked) > limit:
+        out.append(f"... {len(ranked) - limit} more families (the JSON report has them all)")
+    return out
 
 
 def attempt_counts(record: Mapping[str, Any]) -> tuple[int, int]:

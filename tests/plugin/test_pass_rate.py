@@ -3,6 +3,8 @@ evaluations, counting errors and skips as stated in the summary."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_agenttraj.gating.pass_rate import TestFacts, Threshold, parse_thresholds, tally
@@ -44,7 +46,8 @@ def test_met_rate_passes(gated: pytest.Pytester) -> None:
         [
             "agenttraj: min pass rate 50% (the session)",
             "*= trajectory pass rate =*",
-            "session: 50% of 2 evaluations passed (1 passed, 1 failed); needs 50%: ok",
+            "session: 50% of 2 evaluations passed (1 passed, 1 failed; 95% CI 9.5-90.5%); "
+            "needs 50%: ok",
         ]
     )
 
@@ -58,7 +61,7 @@ def test_missed_rate_fails_the_session_although_every_test_passes(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "session: 50% of 2 evaluations passed (1 passed, 1 failed); needs 80%: MISSED",
+            "session: 50% of 2 evaluations passed (1 passed, 1 failed; *); needs 80%: MISSED",
             "agenttraj: pass rate 50% is below --trajectory-min-pass-rate 0.8 for the session: "
             "the session fails",
         ]
@@ -81,8 +84,9 @@ def test_smoke_fails():
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "session: 33.33% of 3 evaluations passed (1 passed, 2 failed); needs 50%: MISSED",
-            "group smoke: 50% of 2 evaluations passed (1 passed, 1 failed); needs 100%: MISSED",
+            "session: 33.33% of 3 evaluations passed (1 passed, 2 failed; 95% CI 6.1-79.2%); "
+            "needs 50%: MISSED",
+            "group smoke: 50% of 2 evaluations passed (1 passed, 1 failed; *); needs 100%: MISSED",
             "group other: no evaluations counted; needs 0%: ok",
             "agenttraj: pass rate 33.33% is below --trajectory-min-pass-rate 0.5 for the session:*",
             "agenttraj: pass rate 50% is below --trajectory-min-pass-rate smoke=1 for group smoke "
@@ -150,9 +154,9 @@ def test_errors_and_skips_are_counted_and_explained(
     # skipped: 1; not counted: the unrelated error and the passing test without evaluations
     result.stdout.fnmatch_lines(
         [
-            "session: 55.56% of 9 evaluations passed (5 passed, 3 failed, 1 skipped); "
-            "needs 50%: ok",
-            "group smoke: 33.33% of 3 evaluations passed (1 passed, 1 failed, 1 skipped); "
+            "session: 55.56% of 9 evaluations passed (5 passed, 3 failed, 1 skipped; "
+            "95% CI 26.7-81.1%); needs 50%: ok",
+            "group smoke: 33.33% of 3 evaluations passed (1 passed, 1 failed, 1 skipped; *); "
             "needs 30%: ok",
             "counted as failed: 3 evaluations for 3 trajectory tests that failed or errored "
             "before evaluating",
@@ -189,6 +193,13 @@ def test_threshold_zero_never_fails_but_nothing_counted_misses_a_real_one(
         (["most"], "invalid --trajectory-min-pass-rate 'most': expected RATE*"),
         (["smoke="], "invalid --trajectory-min-pass-rate 'smoke=': expected RATE*"),
         (["2x=0.5"], "invalid --trajectory-min-pass-rate '2x=0.5': GROUP must be a marker name*"),
+        (
+            ["t.py::test_a[1]=0.5"],
+            "invalid --trajectory-min-pass-rate 't.py::test_a?1?=0.5': GROUP must be a marker "
+            "name or a test family (path::test_name, without parameters)*",
+        ),
+        (["lower:"], "invalid --trajectory-min-pass-rate 'lower:': expected RATE*"),
+        (["smoke=lower:2"], "invalid --trajectory-min-pass-rate 'smoke=lower:2': expected*"),
         (
             ["0.5", "0.6"],
             "invalid --trajectory-min-pass-rate '0.6': the session has a threshold already*",
@@ -233,6 +244,78 @@ def test_parse_and_tally_without_pytest_runs() -> None:
     assert not counted.meets(0.51)
     grouped = tally(tests, "g")
     assert (grouped.passed, grouped.failed, grouped.skipped) == (1, 1, 1)
+    assert parse_thresholds(["t.py::test_a=lower:0.5"], where="x", confidence=0.9) == [
+        Threshold(0.5, "t.py::test_a", lower=True, confidence=0.9)
+    ]
+    family = {
+        "t.py::test_a[1]": TestFacts(records=[{"passed": True}]),
+        "t.py::test_a[2]": TestFacts(records=[{"passed": False}]),
+        "t.py::test_ab": TestFacts(records=[{"passed": False}]),
+    }
+    assert (tally(family, "t.py::test_a").passed, tally(family, "t.py::test_a").total) == (1, 2)
+
+
+FAMILY = """
+import pytest
+from pytest_agenttraj import exact_match
+
+@pytest.mark.parametrize("city", range(20))
+def test_city(city):
+    exact_match(outputs=city < 18, reference_outputs=True)
+
+@pytest.mark.parametrize("n", range(3))
+def test_other(n):
+    exact_match(outputs=1, reference_outputs=2)
+"""
+
+
+def test_family_and_lower_bound_thresholds(gated: pytest.Pytester) -> None:
+    gated.makepyfile(test_family=FAMILY)
+    family = "test_family.py::test_city"
+    # 18 of 20: rate 90%, Wilson lower bound 69.9%
+    met = gated.runpytest(f"--trajectory-min-pass-rate={family}=lower:0.65", "-p", "no:randomly")
+    assert met.ret == pytest.ExitCode.OK, met.stdout.str()
+    met.stdout.fnmatch_lines(
+        [
+            f"agenttraj: min pass rate lower bound 65% (family {family})",
+            # the results' summary gives each family's numbers, the weakest first
+            "family test_family.py::test_other: 0/3 passed (0%, 95% CI 0.0-56.1%)",
+            f"family {family}: 18/20 passed (90%, 95% CI 69.9-97.2%)",
+            "*= trajectory pass rate =*",
+            f"family {family}: 90% of 20 evaluations passed (18 passed, 2 failed; "
+            "95% CI 69.9-97.2%); needs a lower bound of 65%: ok",
+        ]
+    )
+    missed = gated.runpytest(
+        f"--trajectory-min-pass-rate={family}=lower:0.8", "--trajectory-min-pass-rate=0.5"
+    )
+    assert missed.ret == pytest.ExitCode.TESTS_FAILED
+    missed.stdout.fnmatch_lines(
+        [
+            f"family {family}: * needs a lower bound of 80%: MISSED",
+            "session: 78.26% of 23 evaluations passed (*); needs 50%: ok",
+            f"agenttraj: the lower bound 69.9% of pass rate 90% is below "
+            f"--trajectory-min-pass-rate {family}=lower:0.8 for family {family} (its "
+            "parametrized tests): the session fails",
+        ]
+    )
+    # the plain rate meets 0.8 where its lower bound does not
+    plain = gated.runpytest(
+        f"--trajectory-min-pass-rate={family}=0.8", "--trajectory-report=r.json"
+    )
+    assert plain.ret == pytest.ExitCode.OK
+    families = json.loads((gated.path / "r.json").read_text(encoding="utf-8"))["summary"][
+        "families"
+    ]
+    assert families[family] == {
+        "tests": 20,
+        "evaluations": 20,
+        "attempts": 20,
+        "passed_attempts": 18,
+        "pass_rate": 0.9,
+        "pass_rate_interval": pytest.approx([0.699, 0.972], abs=5e-4),
+    }
+    assert set(families) == {family, "test_family.py::test_other"}
 
 
 def test_a_missed_gate_fails_a_run_that_collected_nothing(project: pytest.Pytester) -> None:
