@@ -524,7 +524,7 @@ def cases(draw: st.DrawFn, kind: str) -> tuple[Spec, Spec, Plan, Plan]:
 
 
 SETTINGS = settings(
-    max_examples=45,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

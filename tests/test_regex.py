@@ -86,7 +86,7 @@ def patterns(draw: st.DrawFn) -> tuple[str, int]:
     return pattern, flags
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pattern=patterns(), texts=st.lists(TEXT, min_size=1, max_size=8))
 def test_regex_answers_as_re_fullmatch(pattern: tuple[str, int], texts: list[str]) -> None:
     source, flags = pattern

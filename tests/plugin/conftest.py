@@ -53,6 +53,13 @@ def plugin_args(request: pytest.FixtureRequest) -> list[str]:
     return list(request.param)
 
 
+SERIAL_ONLY = pytest.mark.parametrize("plugin_args", [[]], ids=["serial"])
+"""For a test of ``plugin_args`` whose claim xdist does not change: it runs serially only.
+What crosses from workers to the controller (records, reference writes, cassettes, caches,
+gates, the report) keeps its xdist variants in the tests whose claim that is; every inner
+xdist run starts two more interpreters."""
+
+
 @pytest.fixture
 def every_plugin(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """The project, its inner runs loading every installed plugin (anyio's included, which the

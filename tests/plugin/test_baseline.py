@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from .conftest import SERIAL_ONLY
+
 AGENT_TESTS = """
 import os
 import pytest
@@ -409,6 +411,7 @@ def judged_project(project: pytest.Pytester) -> pytest.Pytester:
     return project
 
 
+@SERIAL_ONLY
 def test_unchanged_settings_of_every_kind_meet_their_baseline(
     judged_project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

@@ -1,8 +1,10 @@
-"""The captured_trace fixture in real pytest runs, serially and under xdist."""
+"""The captured_trace fixture in real pytest runs (serially: capture happens inside the test)."""
 
 from __future__ import annotations
 
 import pytest
+
+from .conftest import SERIAL_ONLY
 
 AGENTS = """
 import json
@@ -89,6 +91,7 @@ def test_mismatch_fails(captured_trace):
 INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
 
 
+@SERIAL_ONLY
 def test_captured_trace(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     pytester.makeini(INI)
     pytester.makepyfile(agents=AGENTS, test_agents=TESTS)

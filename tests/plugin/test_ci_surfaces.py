@@ -12,6 +12,8 @@ from pytest_agenttraj.gating.junit import junit_properties
 from pytest_agenttraj.gating.step_summary import STEP_SUMMARY_ENV, step_summary_markdown
 from pytest_agenttraj.plugin.results import TrajectoryResults
 
+from .conftest import SERIAL_ONLY
+
 TESTS = """
 import pytest
 from pytest_agenttraj import assert_trajectory, exact_match
@@ -228,6 +230,7 @@ def test_exact():
 """
 
 
+@SERIAL_ONLY
 def test_a_result_that_is_not_comparable_shows_both_settings_in_junit_and_the_step_summary(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
 ) -> None:

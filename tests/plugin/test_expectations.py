@@ -1,4 +1,4 @@
-"""The marker's expectations in real pytest runs, serial and under pytest-xdist: ``ignore_keys``
+"""The marker's expectations in real pytest runs: ``ignore_keys``
 (marker, command line, ini), ``allow_empty``, ``in_order``, the tool-usage rules (``required``,
 ``forbidden``, ``max_calls``, ``max_total_calls``, ``max_steps``), and evaluations that raise."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PROJECT_INI
+from .conftest import PROJECT_INI, SERIAL_ONLY
 
 
 def _results(path: Path) -> list[dict[str, Any]]:
@@ -306,6 +306,7 @@ def test_evaluator(reference):
 """
 
 
+@SERIAL_ONLY
 def test_tool_usage_results_flow_into_the_report(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:
@@ -360,6 +361,7 @@ def test_in_setup(evaluated):
 """
 
 
+@SERIAL_ONLY
 def test_an_evaluation_that_raises_is_recorded_as_an_error(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

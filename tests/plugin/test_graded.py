@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from .conftest import SERIAL_ONLY
+
 GRADED_TESTS = """
 import os
 import pytest
@@ -29,6 +31,7 @@ def test_f1_recorded(tool_call_f1_evaluator):
 """
 
 
+@SERIAL_ONLY
 def test_graded_results_in_summary_report_and_junit(
     project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,6 +25,8 @@ import pytest
 from pytest_agenttraj.render.detail import MAX_ITEMS
 from pytest_agenttraj.render.html import page
 
+from .conftest import SERIAL_ONLY
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 HOSTILE = '<script>window.__pwned = 1</script></style><img src=x onerror="window.__pwned=2">'
@@ -90,6 +92,7 @@ def run_page(project: pytest.Pytester) -> Path:
 # ------------------------------------------------------------------ the file
 
 
+@SERIAL_ONLY
 def test_page_holds_the_report_and_no_text_of_it_as_markup(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

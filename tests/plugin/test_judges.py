@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PROJECT_CONFTEST
+from .conftest import PROJECT_CONFTEST, SERIAL_ONLY
 
 JUDGE_CONFTEST = (
     PROJECT_CONFTEST
@@ -296,6 +296,7 @@ def _fails_at_the_bounds(result: pytest.RunResult, run_bound: str) -> None:
 DURATIONS = ("--durations=0", "--durations-min=0")
 
 
+@SERIAL_ONLY
 def test_judge_timeout_option_fails_the_test_naming_model_and_bound(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import SERIAL_ONLY
+
 SHARED = """
 import os
 import pytest
@@ -150,6 +152,7 @@ WITH_MATCHER = """\
 """
 
 
+@SERIAL_ONLY
 def test_tests_whose_values_both_match_a_matcher_agree(
     project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -172,6 +175,7 @@ def test_tests_whose_values_both_match_a_matcher_agree(
     project.runpytest(*plugin_args).assert_outcomes(passed=2)
 
 
+@SERIAL_ONLY
 def test_a_value_outside_the_matcher_disagrees(
     project: pytest.Pytester, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -341,6 +345,7 @@ def _unwritable(folder: Path) -> Iterator[str]:
             folder.chmod(0o755)
 
 
+@SERIAL_ONLY
 def test_a_reference_folder_that_cannot_be_written_stops_the_run_once(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from .conftest import SERIAL_ONLY
+
 INNER_CONFTEST = '''
 import os
 
@@ -128,6 +130,7 @@ def test_a_recorded_agent_replays_without_its_provider(
     assert "recorded cassette" not in replayed.stdout.str()
 
 
+@SERIAL_ONLY
 def test_a_changed_prompt_fails_with_the_request_diff(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
 ) -> None:
@@ -455,6 +458,7 @@ def test_graph_with_two_models_in_parallel_nodes(agent_cassette):
 """
 
 
+@SERIAL_ONLY
 def test_parallel_tool_calls_and_a_graph_of_several_models(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
 ) -> None:
@@ -602,6 +606,7 @@ def test_flaky(agent_cassette):
 """
 
 
+@SERIAL_ONLY
 def test_each_attempt_of_a_repeated_test_replays_its_own_recording(
     inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
 ) -> None:

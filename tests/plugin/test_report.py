@@ -13,6 +13,8 @@ import pytest
 
 from pytest_agenttraj.core.fingerprint import fingerprint
 
+from .conftest import SERIAL_ONLY
+
 TESTS = """
 import pytest
 from pytest_agenttraj import assert_trajectory, exact_match
@@ -41,6 +43,7 @@ def _load(path: Path) -> dict[str, Any]:
     return document
 
 
+@SERIAL_ONLY
 def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> None:
     project.makepyfile(TESTS)
     result = project.runpytest("--trajectory-report=out/report.json", *plugin_args)

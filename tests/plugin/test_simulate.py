@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PROJECT_INI
+from .conftest import PROJECT_INI, SERIAL_ONLY
 
 SIMULATION_TESTS = """
 import os
@@ -93,6 +93,7 @@ def _run(project: pytest.Pytester, *args: str, broken: bool = False) -> pytest.R
         del os.environ["BROKEN"]
 
 
+@SERIAL_ONLY
 def test_simulate_records_writes_and_compares_reference_conversations(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import SERIAL_ONLY
+
 TESTS = """
 import pytest
 from conftest import with_code
@@ -90,6 +92,7 @@ def test_repeated(reference, trajectory_evaluator):
 """
 
 
+@SERIAL_ONLY
 def test_the_ini_key_turns_the_summary_off_and_nothing_else(
     project: pytest.Pytester, plugin_args: list[str]
 ) -> None:

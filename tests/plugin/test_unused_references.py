@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from .conftest import SERIAL_ONLY
+
 RUN = """
 def run(code="location-123"):
     return [
@@ -233,6 +235,7 @@ def test_later():
 """
 
 
+@SERIAL_ONLY
 def test_graph_files_count_as_used_like_message_files(
     every_plugin: pytest.Pytester, plugin_args: list[str]
 ) -> None:
