@@ -46,3 +46,19 @@ def pytest_agenttraj_record(config: pytest.Config, record: dict[str, Any]) -> No
             if not record["passed"]:
                 print("regressed:", record["nodeid"], record["key"])
     """
+
+
+@hookspec
+def pytest_agenttraj_repeated(item: pytest.Item, records: list[dict[str, Any]]) -> None:
+    """Called once after the last attempt of a repeated test (``repeat=N``), in the process that
+    ran it, with the test's aggregated records: one per evaluation, with ``attempts``,
+    ``passed_attempts``, ``pass_rate`` and its statistics (``pass_rate_interval``,
+    ``pass_hat_k``, ``pass_at_k``; ``score_mean`` for graded results). LangSmith logging puts
+    them on the run of the last attempt as feedback.
+
+    Example::
+
+        def pytest_agenttraj_repeated(item, records):
+            for record in records:
+                print(item.nodeid, record["key"], record["pass_hat_k"])
+    """

@@ -175,6 +175,8 @@ def run_repeated(
         skipped_attempt=skipped[0] - 1 if skipped else None,
     )
     recorder.attach(last, records)
+    if records:
+        ihook.pytest_agenttraj_repeated(item=item, records=records)
     for report in logged:
         ihook.pytest_runtest_logreport(report=report)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)

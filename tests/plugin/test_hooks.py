@@ -99,3 +99,38 @@ def test_records_reach_the_controller_once_under_xdist(project: pytest.Pytester)
         for i in range(n % 3)
     )
     assert seen == expected
+
+
+def test_a_repeated_test_reaches_the_repeated_hook_once_with_its_statistics(
+    project: pytest.Pytester,
+) -> None:
+    project.makeconftest(
+        """
+        def pytest_agenttraj_repeated(item, records):
+            for record in records:
+                print(f"REPEATED {item.name} {record['key']} {record['passed_attempts']}/"
+                      f"{record['attempts']} {record['pass_hat_k']}")
+        """
+    )
+    project.makepyfile(
+        """
+        import pytest
+        from pytest_agenttraj import exact_match
+
+        RUNS = iter([1, 2, 1, 1])
+
+        @pytest.mark.trajectory(repeat=4, pass_rule="pass^2:0.4")
+        def test_agent():
+            exact_match(outputs=next(RUNS), reference_outputs=1)
+
+        def test_once():
+            exact_match(outputs=1, reference_outputs=1)
+        """
+    )
+    result = project.runpytest("-s")
+    result.assert_outcomes(passed=2)
+    lines = [line[line.index("REPEATED") :] for line in result.stdout.lines if "REPEATED" in line]
+    # pass^2 from 3 of 4: C(3,2)/C(4,2) = 0.5
+    assert lines == [
+        "REPEATED test_agent exact_match 3/4 {'1': 0.75, '2': 0.5, '3': 0.25, '4': 0.0}"
+    ]

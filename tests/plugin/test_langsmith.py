@@ -311,6 +311,24 @@ def _check_round_trip(server: FakeLangSmith, run: Run) -> None:
     }
     assert ours("test_async") == [(True, None)]
     assert ours("test_method") == [(True, None)]
+    # The repeated test's statistics go on its last attempt's run, once.
+    first, last = sorted(repeated, key=lambda r: str(r.get("start_time")))
+    stats = {
+        f["key"]: f for f in feedback[last["id"]] if f["key"].startswith("trajectory_strict_match.")
+    }
+    assert not [f for f in feedback[first["id"]] if "." in f["key"]]
+    assert set(stats) == {
+        "trajectory_strict_match.pass_rate",
+        "trajectory_strict_match.pass_rate_lower",
+        "trajectory_strict_match.pass_hat_k",
+    }
+    rate = stats["trajectory_strict_match.pass_rate"]
+    assert (rate["score"], rate["comment"]) == (1, "2/2 passed (100%, 95% CI 34.2-100.0%)")
+    assert stats["trajectory_strict_match.pass_rate_lower"]["score"] == pytest.approx(
+        0.34238, abs=1e-4
+    )
+    assert stats["trajectory_strict_match.pass_hat_k"]["value"] == {"1": 1, "2": 1}
+    assert all(f["session_id"] == experiment["id"] for f in stats.values())
 
     # The trajectory is the run's outputs, the reference the example's reference outputs.
     passes_run = runs["test_passes"]

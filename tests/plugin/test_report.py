@@ -62,6 +62,25 @@ def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> No
             "trajectory_strict_match": {"passed": 3, "failed": 2},
             "trajectory_superset_match": {"passed": 1, "failed": 0},
         },
+        # each parametrized test's cases, as one group
+        "families": {
+            "test_report_document.py::test_exact": {
+                "tests": 8,
+                "evaluations": 8,
+                "attempts": 8,
+                "passed_attempts": 3,
+                "pass_rate": 0.375,
+                "pass_rate_interval": [0.136844, 0.694258],
+            },
+            "test_report_document.py::test_weather": {
+                "tests": 2,
+                "evaluations": 4,
+                "attempts": 4,
+                "passed_attempts": 3,
+                "pass_rate": 0.75,
+                "pass_rate_interval": [0.300642, 0.954413],
+            },
+        },
     }
     first = document["results"][0]
     required = {"nodeid", "key", "score", "passed", "comment", "mode", "tool_args_mode"}

@@ -40,6 +40,7 @@ class Case:
     finished: bool = False
     untracked: bool = False
     run: Any = None
+    experiment_id: Any = None  # of the experiment ``run`` is in, when langsmith says
     pending: list[Pending] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)  # threads append to pending
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -50,7 +51,7 @@ class Case:
     def reset(self) -> None:
         """Before each run of the test's body (a plugin may run it more than once)."""
         self.entered = self.body_done = self.finished = False
-        self.body_error = self.body_chain = self.run = self.inputs = None
+        self.body_error = self.body_chain = self.run = self.inputs = self.experiment_id = None
         self.outputs, self.references, self.slots = {}, {}, {}
 
     def body_raised(self, error: BaseException) -> None:

@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-__all__ = ["REDACTED", "input_messages", "to_payload"]
+__all__ = ["REDACTED", "input_messages", "repeat_feedback", "to_payload"]
 
 REDACTED = "[redacted]"
 MAX_STRING = 20_000
@@ -164,3 +164,49 @@ class _Converter:
             return repr(value)
         except Exception as error:  # a broken __repr__ must not lose the rest of the payload
             return f"<{type(value).__name__} (repr failed: {type(error).__name__})>"
+
+
+def repeat_feedback(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The feedback entries of one repeated evaluation's statistics (none for a record that was
+    not repeated): ``<key>.pass_rate`` (with the ``4/5 passed (80%, 95% CI 37.6-96.4%)`` text as
+    comment), ``<key>.pass_rate_lower`` (the interval's lower bound), ``<key>.pass_hat_k``
+    (pass^N of the N attempts, every k in its value) and, for graded results,
+    ``<key>.score_mean``."""
+    interval = record.get("pass_rate_interval")
+    if "attempts" not in record or not isinstance(interval, list | tuple) or len(interval) != 2:
+        return []
+    from ...core.stats import Interval, rate_text
+
+    key = str(record.get("key") or "trajectory")
+    attempts, passed = int(record["attempts"]), int(record.get("passed_attempts") or 0)
+    confidence = float(record.get("confidence") or 0.95)
+    text = rate_text(passed, attempts, Interval(float(interval[0]), float(interval[1]), confidence))
+    out: list[dict[str, Any]] = [
+        {"key": f"{key}.pass_rate", "score": record.get("pass_rate"), "comment": text},
+        {
+            "key": f"{key}.pass_rate_lower",
+            "score": interval[0],
+            "comment": f"lower bound of the {confidence:.0%} Wilson interval: {text}",
+        },
+    ]
+    pass_hat = record.get("pass_hat_k")
+    if isinstance(pass_hat, Mapping) and pass_hat:
+        out.append(
+            {
+                "key": f"{key}.pass_hat_k",
+                "score": pass_hat.get(str(attempts)),
+                "value": dict(pass_hat),
+                "comment": f"pass^k for k = 1..{attempts}; the score is pass^{attempts}",
+            }
+        )
+    spread = record.get("score_interval")
+    if isinstance(record.get("score_mean"), int | float) and isinstance(spread, list | tuple):
+        out.append(
+            {
+                "key": f"{key}.score_mean",
+                "score": record["score_mean"],
+                "comment": f"mean score of {attempts} attempts, {confidence:.0%} t interval "
+                f"{float(spread[0]):.3f}-{float(spread[1]):.3f}",
+            }
+        )
+    return out

@@ -30,7 +30,7 @@ from ...evaluators.result import evaluator_family
 from .case import Case, Pending, parameters, pick, unlogged
 from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
-from .payload import REDACTED, input_messages, to_payload
+from .payload import REDACTED, input_messages, repeat_feedback, to_payload
 from .runner import body_of, make_runner, within
 from .selection import TrajectoryTests
 from .stats import LangSmithStats
@@ -351,6 +351,7 @@ class LangSmithSink:
     def _adopt(self, case: Case, run: Any) -> None:
         """``run`` is the test's LangSmith run: count the test and note its experiment."""
         case.run = run
+        case.experiment_id = _experiment_id()
         name = getattr(run, "session_name", None)
         with self._lock:
             if case.nodeid not in self._tracked:  # once per test, however often it runs
@@ -514,6 +515,28 @@ class LangSmithSink:
             return False
         return True
 
+    def pytest_agenttraj_repeated(self, item: pytest.Item, records: list[dict[str, Any]]) -> None:
+        """A repeated test's statistics, as feedback on its last attempt's run: each attempt's
+        own results are logged into that attempt's run already."""
+        case = item.stash.get(_CASE, None)
+        link = self.link
+        if case is None or link is None or not case.live or case.untracked or case.run is None:
+            return
+        run = case.run
+        for record in records:
+            for feedback in repeat_feedback(record):
+                try:
+                    link.client.create_feedback(
+                        run.id,
+                        trace_id=getattr(run, "trace_id", None) or run.id,
+                        session_id=case.experiment_id,
+                        start_time=getattr(run, "start_time", None),
+                        **feedback,
+                    )
+                except Exception as error:  # never let logging fail a test
+                    self.stats.note(f"logging repeat statistics raised {self._describe(error)}")
+                    return
+
     def _feedback(self, result: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"key": str(result.get("key") or "trajectory")}
         score = result.get("score")
@@ -590,6 +613,18 @@ class LangSmithSink:
         terminalreporter.write_sep("-", "LangSmith")
         for kind, text in lines:
             terminalreporter.write_line(text, yellow=kind == "warning", bold=kind == "warning")
+
+
+def _experiment_id() -> Any:
+    """The experiment of the langsmith test case running now (``None`` outside one)."""
+    from langsmith.testing import _internal
+
+    test_case = _internal._TEST_CASE.get()
+    suite = getattr(test_case, "test_suite", None)
+    try:
+        return getattr(suite, "experiment_id", None)
+    except Exception:  # its experiment could not be made: the feedback goes without it
+        return None
 
 
 class CaseHooks:
