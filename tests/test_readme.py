@@ -63,6 +63,8 @@ FRAGMENTS = {
     "reference files (uses the reader's run_agent)": 'assert_trajectory(result["messages"], "weat',
     "repeats (uses the reader's run_agent)": "def test_agent_usually_looks_up_the_code(",
     "hook signatures": "def pytest_agenttraj_record(config, record):",
+    # run as tests/plugin/test_replay.py::test_the_cassette_keeps_each_calls_time_for_run_budgets
+    "replayed run's budget (uses the reader's agent)": '"duration_s": agent_cassette.recorded_du',
 }
 NEEDS_PROVIDER = {
     "LLM judge (OpenAI)": "from langchain_openai import ChatOpenAI",

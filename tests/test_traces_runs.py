@@ -59,6 +59,11 @@ def test_run_tree_built_by_hand() -> None:
     assert result.messages[2]["tool_call_id"] == "call_1"
     assert result.messages[2]["status"] == "success"
     assert isinstance(result.messages[2]["duration"], float)
+    # the root run's wall time is the run's: what max_duration_s reads
+    assert result["duration_s"] == pytest.approx(
+        (root.end_time - root.start_time).total_seconds(), abs=1e-5
+    )
+    assert result["duration_s"] >= result.messages[2]["duration"]
     assert_trajectory(result, REFERENCE)
 
 

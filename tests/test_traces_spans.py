@@ -14,6 +14,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode
 
 from pytest_agenttraj import (
+    BudgetError,
+    ToolUsageViolation,
     TrajectoryFormatError,
     assert_graph_trajectory,
     assert_tool_call_f1,
@@ -378,3 +380,72 @@ def test_spans_as_exported_json(tracing: Any) -> None:
     ]
     assert from_json.messages[-1]["status"] == "error"
     assert from_json.graph == from_objects.graph
+
+
+def _timed(tracer: Any, name: str, start: float, end: float, attributes: dict[str, Any]) -> None:
+    """A finished span from ``start`` to ``end`` seconds (on a clock that starts at 1e9 s)."""
+    span = tracer.start_span(name, start_time=int((1e9 + start) * 1e9), attributes=attributes)
+    span.end(end_time=int((1e9 + end) * 1e9))
+
+
+def _timed_agent(tracer: Any, slow_lookup: float) -> None:
+    call = {"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {"city": "SF"}}
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps([USER])}
+    _timed(
+        tracer,
+        "chat m",
+        0.0,
+        0.5,
+        {**chat, "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [call]}])},
+    )
+    tool = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "lookup",
+        "gen_ai.tool.call.id": "c1",
+        "gen_ai.tool.call.arguments": '{"city": "SF"}',
+        "gen_ai.tool.call.result": "75F",
+    }
+    _timed(tracer, "execute_tool lookup", 0.5, 0.5 + slow_lookup, tool)
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": "75F."}]}
+    _timed(
+        tracer,
+        "chat m",
+        0.5 + slow_lookup,
+        1.0 + slow_lookup,
+        {**chat, "gen_ai.output.messages": json.dumps([answer])},
+    )
+
+
+def test_a_traced_run_has_its_wall_time_and_each_tool_call_its_latency(tracing: Any) -> None:
+    tracer, exporter = tracing
+    _timed_agent(tracer, slow_lookup=3.0)
+    trajectory = trajectory_from_spans(exporter.get_finished_spans())
+    assert trajectory["duration_s"] == pytest.approx(4.0)
+    (tool_message,) = [m for m in trajectory.messages if m["role"] == "tool"]
+    assert tool_message["duration"] == pytest.approx(3.0)
+    assert_tool_usage(trajectory, max_duration_s=4.5, max_tool_duration_s={"lookup": 3.5})
+    with pytest.raises(ToolUsageViolation) as caught:
+        assert_tool_usage(trajectory, max_duration_s=3.9, max_tool_duration_s={"lookup": 2.0})
+    text = str(caught.value)
+    assert "the run took 4 s, more than max_duration_s=3.9" in text
+    assert "tool 'lookup' was slower than max_tool_duration_s=2 per call: message 2 took 3 s" in (
+        text
+    )
+    # a tool the run never called has nothing to exceed
+    assert_tool_usage(trajectory, max_tool_duration_s={"search": 0.1})
+
+
+def test_a_tool_budget_on_an_untimed_run_is_an_error_naming_the_message() -> None:
+    untimed = [
+        {"role": "user", "content": "Weather?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "function": {"name": "lookup", "arguments": "{}"}}],
+        },
+        {"role": "tool", "content": "75F", "tool_call_id": "c1", "name": "lookup"},
+    ]
+    with pytest.raises(BudgetError, match=r"^message 2: the result of tool 'lookup' has no dur"):
+        assert_tool_usage(untimed, max_tool_duration_s={"lookup": 1.0})
+    with pytest.raises(ValueError, match=r"invalid max_tool_duration_s\['lookup'\] -1"):
+        assert_tool_usage(untimed, max_tool_duration_s={"lookup": -1})

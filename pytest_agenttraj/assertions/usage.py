@@ -36,6 +36,7 @@ def assert_tool_usage(
     prices: Mapping[str, tuple[float, float]] | None = None,
     max_tool_errors: int | None = None,
     max_duration_s: float | None = None,
+    max_tool_duration_s: Mapping[str, float] | None = None,
     tool_error: Callable[[Any], bool] | None = None,
 ) -> EvaluatorResult:
     """Return the ``tool_usage`` result if ``outputs`` follows the rules, else raise
@@ -45,7 +46,8 @@ def assert_tool_usage(
     turns. Run budgets: ``max_total_tokens``, ``max_tokens`` per model (from
     ``usage_metadata``), ``max_cost`` with ``prices={model: (input_per_million,
     output_per_million)}``, ``max_tool_errors`` (``status="error"`` tool messages, or what
-    ``tool_error`` calls one), ``max_duration_s`` (a state dict's ``duration_s``). A budget that
+    ``tool_error`` calls one), ``max_duration_s`` (a state dict's or traced run's ``duration_s``),
+    ``max_tool_duration_s={tool: seconds}`` (each traced call of the tool). A budget that
     cannot be evaluated raises ``BudgetError``.
 
     Example::
@@ -65,6 +67,7 @@ def assert_tool_usage(
         prices=prices,
         max_tool_errors=max_tool_errors,
         max_duration_s=max_duration_s,
+        max_tool_duration_s=max_tool_duration_s,
         tool_error=tool_error,
     )
     started = time.perf_counter()

@@ -34,6 +34,8 @@ class RunFacts:
     usage: tuple[MessageUsage, ...] = ()
     tool_errors: tuple[int, ...] = ()
     duration_s: float | None = None
+    tool_durations: tuple[tuple[int, str | None, float | None], ...] = ()
+    """``(message index, tool name, seconds or None)`` per tool message."""
 
 
 def _get(item: Any, name: str) -> Any:
@@ -77,6 +79,7 @@ def _model(message: Any) -> str | None:
 def run_facts(outputs: Any, *, tool_error: Callable[[Any], bool] | None = None) -> RunFacts:
     """The facts of ``outputs`` (messages, or a state dict with ``messages``)."""
     usage, errors = [], []
+    timings: list[tuple[int, str | None, float | None]] = []
     for index, message in enumerate(_messages(outputs)):
         kind = _kind(message)
         if kind == "ai":
@@ -96,7 +99,24 @@ def run_facts(outputs: Any, *, tool_error: Callable[[Any], bool] | None = None) 
                 failed = bool(tool_error(message))
             if failed:
                 errors.append(index)
+            name = _get(message, "name")
+            timings.append((index, name if isinstance(name, str) else None, _seconds(message)))
     duration = outputs.get("duration_s") if isinstance(outputs, Mapping) else None
     if not isinstance(duration, int | float) or isinstance(duration, bool):
         duration = None
-    return RunFacts(tuple(usage), tuple(errors), None if duration is None else float(duration))
+    return RunFacts(
+        tuple(usage),
+        tuple(errors),
+        None if duration is None else float(duration),
+        tuple(timings),
+    )
+
+
+def _seconds(message: Any) -> float | None:
+    """A traced message's ``duration`` in seconds (``None`` when it has none)."""
+    value = _get(message, "duration")
+    if value is None and not isinstance(message, Mapping):
+        value = (_get(message, "additional_kwargs") or {}).get("duration")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)

@@ -39,6 +39,7 @@ RuleName = Literal[
     "max_cost",
     "max_tool_errors",
     "max_duration_s",
+    "max_tool_duration_s",
 ]
 
 _LISTED = 5
@@ -64,6 +65,8 @@ class UsageRules:
     """``(model, input price, output price)`` per million tokens."""
     max_tool_errors: int | None = None
     max_duration_s: float | None = None
+    max_tool_duration_s: tuple[tuple[str, float], ...] = ()
+    """Per-tool latency budgets as ``(tool, most seconds per call)`` pairs."""
     tool_error: Callable[[Any], bool] | None = None
 
     def __bool__(self) -> bool:
@@ -85,6 +88,7 @@ class UsageRules:
             or self.max_cost is not None
             or self.max_tool_errors is not None
             or self.max_duration_s is not None
+            or bool(self.max_tool_duration_s)
         )
 
     def describe(self) -> str:
@@ -112,6 +116,7 @@ class UsageRules:
             ("max_cost", self.max_cost),
             ("max_tool_errors", self.max_tool_errors),
             ("max_duration_s", self.max_duration_s),
+            ("max_tool_duration_s", dict(self.max_tool_duration_s) or None),
         ]
         return [(name, value) for name, value in items if value is not None]
 
@@ -163,12 +168,14 @@ def make_usage_rules(
     prices: object = None,
     max_tool_errors: object = None,
     max_duration_s: object = None,
+    max_tool_duration_s: object = None,
     tool_error: object = None,
 ) -> UsageRules:
     """Validated rules; a bad value raises ``ValueError`` saying which and why."""
     budgets = _budgets(
         max_total_tokens, max_tokens, max_cost, prices, max_tool_errors, max_duration_s, tool_error
     )
+    budgets["max_tool_duration_s"] = _per_tool_seconds(max_tool_duration_s)
     must = _names(required, "required")
     must_not = _names(forbidden, "forbidden")
     both = sorted(set(must) & set(must_not))
@@ -209,6 +216,22 @@ def _per_model(value: object, where: str) -> tuple[tuple[str, int], ...]:
     if not isinstance(value, Mapping):
         raise ValueError(f"invalid {where} {value!r}: must be a dict of model name -> tokens")
     return tuple((str(model), _count(n, f"{where}[{model!r}]")) for model, n in value.items())
+
+
+def _per_tool_seconds(value: object) -> tuple[tuple[str, float], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"invalid max_tool_duration_s {value!r}: must be a dict of tool name -> most seconds "
+            "per call, e.g. {'search': 2.0}"
+        )
+    out = []
+    for tool, seconds in value.items():
+        if not isinstance(tool, str) or not tool:
+            raise ValueError(f"invalid max_tool_duration_s key {tool!r}: must be a tool name")
+        out.append((tool, float(_amount(seconds, f"max_tool_duration_s[{tool!r}]") or 0.0)))
+    return tuple(out)
 
 
 def _prices(value: object) -> tuple[tuple[str, float, float], ...]:
@@ -412,10 +435,13 @@ def _budget_violations(rules: UsageRules, facts: RunFacts) -> list[UsageViolatio
                 messages=facts.tool_errors,
             )
         )
+    out.extend(_tool_duration_violations(rules, facts))
     if rules.max_duration_s is not None:
         if facts.duration_s is None:
             raise BudgetError(
-                "no recorded duration (duration_s), so max_duration_s cannot be evaluated"
+                "no recorded duration (duration_s: a state dict's, or a traced run's from "
+                "trajectory_from_spans, trajectory_from_run_tree or captured_trace), so "
+                "max_duration_s cannot be evaluated"
             )
         if facts.duration_s > rules.max_duration_s:
             out.append(
@@ -423,6 +449,36 @@ def _budget_violations(rules: UsageRules, facts: RunFacts) -> list[UsageViolatio
                     "max_duration_s",
                     f"the run took {facts.duration_s:.3g} s, more than "
                     f"max_duration_s={rules.max_duration_s:g}",
+                )
+            )
+    return out
+
+
+def _tool_duration_violations(rules: UsageRules, facts: RunFacts) -> list[UsageViolation]:
+    """Each tool's calls slower than its budget; ``BudgetError`` for a call of a budgeted tool
+    whose result has no ``duration`` (only traced runs time their tools)."""
+    out = []
+    for tool, budget in rules.max_tool_duration_s:
+        slow = []
+        for index, name, seconds in facts.tool_durations:
+            if name != tool:
+                continue
+            if seconds is None:
+                raise BudgetError(
+                    f"message {index}: the result of tool {tool!r} has no duration (traced "
+                    "runs give each tool message one), so max_tool_duration_s cannot be evaluated"
+                )
+            if seconds > budget:
+                slow.append((index, seconds))
+        if slow:
+            shown = ", ".join(f"message {i} took {s:.3g} s" for i, s in slow[:_LISTED])
+            more = f" and {len(slow) - _LISTED} more" if len(slow) > _LISTED else ""
+            out.append(
+                UsageViolation(
+                    "max_tool_duration_s",
+                    f"tool {tool!r} was slower than max_tool_duration_s={budget:g} per call: "
+                    f"{shown}{more}",
+                    messages=tuple(i for i, _ in slow),
                 )
             )
     return out

@@ -120,6 +120,7 @@ def create_tool_usage_evaluator(
     prices: Mapping[str, tuple[float, float]] | None = None,
     max_tool_errors: int | None = None,
     max_duration_s: float | None = None,
+    max_tool_duration_s: Mapping[str, float] | None = None,
     tool_error: Callable[[Any], bool] | None = None,
 ) -> Evaluator:
     """An evaluator of tool usage (key ``tool_usage``): ``required`` tools must be called,
@@ -127,7 +128,8 @@ def create_tool_usage_evaluator(
     ``max_total_calls`` all calls, ``max_steps`` assistant turns; run budgets:
     ``max_total_tokens``, ``max_tokens`` per model, ``max_cost`` with ``prices`` per model
     (input, output per million tokens), ``max_tool_errors`` (``tool_error`` a predicate of a
-    tool message), ``max_duration_s`` (the ``duration_s`` of a state dict). Bad values raise
+    tool message), ``max_duration_s`` (the ``duration_s`` of a state dict or traced run),
+    ``max_tool_duration_s={tool: seconds}`` (each traced call of the tool). Bad values raise
     ``ValueError`` now; a failing result's comment names the rule and the offending calls.
 
     Example::
@@ -148,6 +150,7 @@ def create_tool_usage_evaluator(
         prices=prices,
         max_tool_errors=max_tool_errors,
         max_duration_s=max_duration_s,
+        max_tool_duration_s=max_tool_duration_s,
         tool_error=tool_error,
     )
     return usage_faces(rules)[0]
@@ -166,6 +169,7 @@ def create_async_tool_usage_evaluator(
     prices: Mapping[str, tuple[float, float]] | None = None,
     max_tool_errors: int | None = None,
     max_duration_s: float | None = None,
+    max_tool_duration_s: Mapping[str, float] | None = None,
     tool_error: Callable[[Any], bool] | None = None,
 ) -> AsyncEvaluator:
     """The async twin of ``create_tool_usage_evaluator``: a coroutine function."""
@@ -181,6 +185,7 @@ def create_async_tool_usage_evaluator(
         prices=prices,
         max_tool_errors=max_tool_errors,
         max_duration_s=max_duration_s,
+        max_tool_duration_s=max_tool_duration_s,
         tool_error=tool_error,
     )
     return usage_faces(rules)[1]

@@ -55,6 +55,7 @@ USAGE_ARGS = (
     "prices",
     "max_tool_errors",
     "max_duration_s",
+    "max_tool_duration_s",
     "tool_error",
 )
 """Marker arguments that set tool-usage rules, checked on every trajectory the test evaluates."""
@@ -75,6 +76,7 @@ MARKER_HELP = (
     "pass_rule='all', min_score=None, ignore_keys=None, allow_empty=False, required=(), "
     "forbidden=(), max_calls=None, max_total_calls=None, max_steps=None, max_total_tokens=None, "
     "max_tokens=None, max_cost=None, prices=None, max_tool_errors=None, max_duration_s=None, "
+    "max_tool_duration_s=None, "
     "tool_error=None): trajectory match "
     "settings for this test, class or module (mode: strict|unordered|subset|superset|in_order; "
     "tool_args: exact|ignore|subset|superset; overrides: {tool name: args mode | key list | "
@@ -85,7 +87,8 @@ MARKER_HELP = (
     "left out of every tool's args; allow_empty: accept an empty reference or output; "
     "required, forbidden, max_calls, max_total_calls, max_steps and the run budgets "
     "max_total_tokens, max_tokens, max_cost with prices, max_tool_errors with tool_error, "
-    "max_duration_s: tool-usage rules checked on every trajectory the test evaluates)"
+    "max_duration_s, max_tool_duration_s: tool-usage rules checked on every trajectory the "
+    "test evaluates)"
 )
 CASSETTE_MARKER_HELP = (
     "agent_cassette: replay this test's chat-model calls from cassettes/<test name>.yaml beside "

@@ -11,7 +11,8 @@ thousand calls.
 
 The document: ``cassette`` (the format, 1), ``test`` (the test's id), ``record`` (the command
 that records it again), and ``calls`` (one attempt) or ``attempts`` (a repeated test: a list of
-``{"calls": [...]}``, one per attempt). A call is ``{"model", "request", "response"}``; a
+``{"calls": [...]}``, one per attempt). A call is ``{"model", "request", "response"}``, with
+``duration_s`` (how long the model took when it was recorded) when it was timed; a
 request whose messages begin with all of an earlier call's may say so (``continues: N``, the
 earlier call's number from 1) and list only the messages after them.
 """
@@ -43,6 +44,7 @@ MAX_BYTES = 64 * 1024 * 1024
 """The largest cassette read (64 MiB): a bigger file is refused before it is parsed."""
 
 _CALL_KEYS = ("model", "request", "response")
+_OPTIONAL_CALL_KEYS = ("duration_s",)
 _TOP_KEYS = ("cassette", "test", "record", "calls", "attempts")
 
 
@@ -144,9 +146,12 @@ def _check_call(calls: list[Any], index: int, place: str) -> None:
     call = calls[index]
     if not isinstance(call, Mapping):
         raise CassetteError(f"{place}: a call is a mapping of {', '.join(_CALL_KEYS)}")
-    unknown = sorted(map(str, set(call) - set(_CALL_KEYS)))
+    unknown = sorted(map(str, set(call) - set(_CALL_KEYS) - set(_OPTIONAL_CALL_KEYS)))
     if unknown:
         raise CassetteError(f"{place}: unknown key(s) {', '.join(unknown)}")
+    seconds = call.get("duration_s", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+        raise CassetteError(f"{place}.duration_s: seconds (a number >= 0), got {seconds!r}")
     if not isinstance(call.get("model"), str):
         raise CassetteError(f"{place}.model: the model's name (text) is missing")
     request, response = call.get("request"), call.get("response")
@@ -229,7 +234,10 @@ def _compact(calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             rest = messages[len(before[1]) :]
             request = {"continues": before[0], **request, "messages": rest}
         last[call["model"]] = (number, messages)
-        written.append({"model": call["model"], "request": request, "response": call["response"]})
+        entry = {"model": call["model"], "request": request, "response": call["response"]}
+        if "duration_s" in call:
+            entry["duration_s"] = call["duration_s"]
+        written.append(entry)
     return written
 
 

@@ -699,3 +699,60 @@ def test_an_agent_that_swallows_the_mismatch_still_fails_with_it(
             "FAILED test_swallow.py::test_swallow - pytest_agenttraj.ReplayMismatch: *",
         ]
     )
+
+
+TIMED_TEST = """
+import os
+import time
+
+import pytest
+from langchain.agents import create_agent
+from conftest import WEATHER_SCRIPT, get_weather, provider
+from pytest_agenttraj import ToolUsageViolation, assert_tool_usage
+from pytest_agenttraj.testing import ScriptedChatModel
+
+
+class SlowProvider(ScriptedChatModel):
+    def _generate(self, *args, **kwargs):
+        time.sleep(0.2)  # the provider's latency, only ever paid while recording
+        return super()._generate(*args, **kwargs)
+
+
+def test_timed(agent_cassette):
+    script = WEATHER_SCRIPT if os.environ.get("PROVIDER") == "1" else []
+    agent = create_agent(SlowProvider(script), [get_weather])
+    started = time.perf_counter()
+    result = agent.invoke({"messages": [("user", "Weather in SF?")]})
+    took = time.perf_counter() - started
+    recorded = agent_cassette.recorded_duration_s
+    print(f"RECORDED {recorded} TOOK {took:.3f}")
+    run = {**result, "duration_s": recorded}
+    assert_tool_usage(run, max_duration_s=5)
+    with pytest.raises(ToolUsageViolation, match="more than max_duration_s=0.3"):
+        assert_tool_usage(run, max_duration_s=0.3)
+"""
+
+
+def test_the_cassette_keeps_each_calls_time_for_run_budgets(
+    inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inner.makepyfile(test_timed=TIMED_TEST)
+    _record(inner, monkeypatch, "-s").assert_outcomes(passed=1)
+    calls = _cassette(inner, "test_timed.yaml")["calls"]
+    assert [call["duration_s"] >= 0.2 for call in calls] == [True, True]
+    replayed = inner.runpytest("-s")
+    replayed.assert_outcomes(passed=1)
+    (line,) = [line for line in replayed.stdout.lines if "RECORDED" in line]
+    recorded, took = float(line.split()[-3]), float(line.split()[-1])
+    # the replay is quick; the budget judges the time the model took when recorded
+    assert recorded == pytest.approx(sum(call["duration_s"] for call in calls), abs=2e-3)
+    assert took < recorded
+    # a cassette without timings cannot answer for a duration budget
+    path = inner.path / "cassettes" / "test_timed.yaml"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for call in document["calls"]:
+        del call["duration_s"]
+    path.write_text(json.dumps(document), encoding="utf-8")
+    untimed = inner.runpytest()
+    untimed.assert_outcomes(failed=1)
+    untimed.stdout.fnmatch_lines(["*no recorded duration (duration_s*"])

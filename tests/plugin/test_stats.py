@@ -246,6 +246,49 @@ def test_marker_budgets_check_every_evaluated_trajectory(project: pytest.Pyteste
     result.stdout.fnmatch_lines(["*110 tokens over 1 model calls, more than max_total_tokens=100*"])
 
 
+TIMED_MARKER = """
+import pytest
+
+# a traced run, as trajectory_from_spans gives it: the run's wall time, each tool call's latency
+RUN = {
+    "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "duration": 0.4,
+         "tool_calls": [{"id": "c1", "function": {"name": "lookup", "arguments": "{}"}}]},
+        {"role": "tool", "content": "75F", "tool_call_id": "c1", "name": "lookup",
+         "status": "success", "duration": 2.5},
+        {"role": "assistant", "content": "75F.", "duration": 0.3},
+    ],
+    "graph": None,
+    "duration_s": 3.2,
+}
+
+@pytest.mark.trajectory(mode="superset", max_tool_duration_s={"lookup": 1.0})
+def test_slow_tool(trajectory_evaluator):
+    trajectory_evaluator(outputs=RUN, reference_outputs=[])
+
+@pytest.mark.trajectory(mode="superset", max_duration_s=3.0)
+def test_slow_run(trajectory_evaluator):
+    trajectory_evaluator(outputs=RUN, reference_outputs=[])
+
+@pytest.mark.trajectory(mode="superset", max_duration_s=4, max_tool_duration_s={"lookup": 3})
+def test_in_time(trajectory_evaluator):
+    trajectory_evaluator(outputs=RUN, reference_outputs=[])
+"""
+
+
+def test_marker_latency_budgets(project: pytest.Pytester) -> None:
+    project.makepyfile(test_timed=TIMED_MARKER)
+    result = project.runpytest()
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*tool 'lookup' was slower than max_tool_duration_s=1 per call: message 2 took 2.5 s*",
+            "*the run took 3.2 s, more than max_duration_s=3*",
+        ]
+    )
+
+
 def test_junit_and_step_summary_show_the_statistics(
     project: pytest.Pytester, agent: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,7 +47,7 @@ _LC_ROLES = {
 
 def trajectory_from_run_tree(run: Any) -> TraceTrajectory:
     """The trajectory (and graph path) a run tree stands for; see the module docstring."""
-    return assemble(run_steps(run))
+    return assemble(run_steps(run), duration_s=_duration(run))
 
 
 def run_steps(run: Any) -> list[Step]:

@@ -93,12 +93,25 @@ class SpanRecord:
 
 def trajectory_from_spans(spans: Iterable[Any]) -> TraceTrajectory:
     """The trajectory (and graph path) finished spans stand for; see the module docstring."""
-    return assemble(span_steps(spans))
+    records = [span_record(span, position) for position, span in enumerate(spans)]
+    return assemble(_record_steps(records), duration_s=_extent(records))
+
+
+def _extent(records: Sequence[SpanRecord]) -> float | None:
+    """Seconds from the first span's start to the last one's end (``None`` without times)."""
+    starts = [r.start for r in records if r.start is not None]
+    ends = [r.end for r in records if r.end is not None]
+    if not starts or not ends:
+        return None
+    return max(0.0, (max(ends) - min(starts)) / 1e9)
 
 
 def span_steps(spans: Iterable[Any]) -> list[Step]:
     """The steps the spans stand for, in causal order."""
-    records = [span_record(span, position) for position, span in enumerate(spans)]
+    return _record_steps([span_record(span, position) for position, span in enumerate(spans)])
+
+
+def _record_steps(records: Sequence[SpanRecord]) -> list[Step]:
     steps: list[Step] = []
     names = {r.span_id: node_name(r) for r in records}
     for invocation, root, ordered in _walk(records):

@@ -66,7 +66,9 @@ Step = ModelStep | ToolStep | NodeStep
 
 
 class TraceTrajectory(dict[str, Any]):
-    """What a trace reader returns: ``{"messages": [...], "graph": GraphTrajectory | None}``.
+    """What a trace reader returns: ``{"messages": [...], "graph": GraphTrajectory | None}``,
+    with ``"duration_s"`` (the run's wall time: the trace's first start to its last end) when
+    the trace is timed.
 
     A dict with a ``messages`` list is a trajectory to every matcher and judge; ``graph`` is set
     when the trace named graph nodes or agents, for ``assert_graph_trajectory``.
@@ -185,8 +187,9 @@ class _Builder:
         return matches[0]
 
 
-def assemble(steps: Sequence[Step]) -> TraceTrajectory:
-    """The trajectory (and graph path) the steps, in causal order, stand for."""
+def assemble(steps: Sequence[Step], *, duration_s: float | None = None) -> TraceTrajectory:
+    """The trajectory (and graph path) the steps, in causal order, stand for; ``duration_s``
+    is the traced run's wall time, when the trace has one (budgets read it)."""
     builder = _Builder()
     nodes: list[NodeStep] = []
     for step in steps:
@@ -197,7 +200,10 @@ def assemble(steps: Sequence[Step]) -> TraceTrajectory:
         else:
             nodes.append(step)
     messages = builder.messages
-    return TraceTrajectory(messages=messages, graph=_graph(nodes, messages) if nodes else None)
+    out = TraceTrajectory(messages=messages, graph=_graph(nodes, messages) if nodes else None)
+    if duration_s is not None:
+        out["duration_s"] = duration_s
+    return out
 
 
 def _graph(nodes: Sequence[NodeStep], messages: Sequence[dict[str, Any]]) -> GraphTrajectory:

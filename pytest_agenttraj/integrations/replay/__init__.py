@@ -66,6 +66,18 @@ class AgentCassette:
         return list(self._recorder.made)
 
     @property
+    def recorded_duration_s(self) -> float | None:
+        """How long the model took, in seconds, for the calls made so far: as recorded for a
+        replayed call, as measured for one recorded now. ``None`` when a call has no timing
+        (cassettes recorded before timings were kept) or no call was made; a budget given
+        ``None`` is an error, never a pass."""
+        calls = self.calls
+        seconds = [call.get("duration_s") for call in calls]
+        if not calls or not all(isinstance(s, int | float) for s in seconds):
+            return None
+        return float(sum(s for s in seconds if isinstance(s, int | float)))
+
+    @property
     def recording(self) -> bool:
         """Whether calls this cassette lacks reach the real model (modes ``new`` and ``all``)."""
         return self.mode != "none"

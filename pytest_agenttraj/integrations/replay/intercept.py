@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import re
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
@@ -77,11 +78,14 @@ def _generate_with_cache(original: Callable[..., ChatResult]) -> Callable[..., C
         if response is not None:
             return _result(response, run_manager)
         token = _inside.set(True)
+        started = time.perf_counter()
         try:
             result = original(self, messages, stop, run_manager, **kwargs)
         finally:
             _inside.reset(token)
-        recorder.record(identity, request, response_of(result.generations[0].message, _redact))
+        took = time.perf_counter() - started
+        message = response_of(result.generations[0].message, _redact)
+        recorder.record(identity, request, message, took)
         return result
 
     return replaced
@@ -103,11 +107,14 @@ def _agenerate_with_cache(original: Callable[..., Any]) -> Callable[..., Any]:
         if response is not None:
             return _result(response, run_manager)
         token = _inside.set(True)
+        started = time.perf_counter()
         try:
             result: ChatResult = await original(self, messages, stop, run_manager, **kwargs)
         finally:
             _inside.reset(token)
-        recorder.record(identity, request, response_of(result.generations[0].message, _redact))
+        took = time.perf_counter() - started
+        message = response_of(result.generations[0].message, _redact)
+        recorder.record(identity, request, message, took)
         return result
 
     return replaced
@@ -130,12 +137,14 @@ def _stream(original: Callable[..., Iterator[ChatGenerationChunk]]) -> Callable[
             yield from chunks_of(message_of(response))
             return
         chunks = []
+        started = time.perf_counter()
         for chunk in original(self, messages, stop, run_manager, **kwargs):
             chunks.append(chunk)
             yield chunk
+        took = time.perf_counter() - started
         merged = merge_chat_generation_chunks(chunks)
         if merged is not None:
-            recorder.record(identity, request, response_of(merged.message, _redact))
+            recorder.record(identity, request, response_of(merged.message, _redact), took)
 
     return replaced
 
@@ -159,12 +168,14 @@ def _astream(original: Callable[..., AsyncIterator[ChatGenerationChunk]]) -> Cal
                 yield chunk
             return
         chunks = []
+        started = time.perf_counter()
         async for chunk in original(self, messages, stop, run_manager, **kwargs):
             chunks.append(chunk)
             yield chunk
+        took = time.perf_counter() - started
         merged = merge_chat_generation_chunks(chunks)
         if merged is not None:
-            recorder.record(identity, request, response_of(merged.message, _redact))
+            recorder.record(identity, request, response_of(merged.message, _redact), took)
 
     return replaced
 

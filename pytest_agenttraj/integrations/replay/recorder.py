@@ -144,10 +144,19 @@ class Recorder:
             recorded=due.call["request"],
         )
 
-    def record(self, model: str, request: dict[str, Any], response: dict[str, Any]) -> None:
-        """Keep a call the real model answered."""
+    def record(
+        self,
+        model: str,
+        request: dict[str, Any],
+        response: dict[str, Any],
+        duration_s: float | None = None,
+    ) -> None:
+        """Keep a call the real model answered (in ``duration_s`` seconds, when timed)."""
+        call: dict[str, Any] = {"model": model, "request": request, "response": response}
+        if duration_s is not None:
+            call["duration_s"] = round(duration_s, 6)
         with self._lock:
-            self.made.append({"model": model, "request": request, "response": response})
+            self.made.append(call)
             self.new_calls += 1
 
     def unused(self) -> ReplayMismatch | None:
