@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from ..plugin.results import TrajectoryResults, mode_label, test_label, value_label
+from ..plugin.results import (
+    TrajectoryResults,
+    family_lines,
+    mode_label,
+    test_label,
+    value_label,
+)
 from ..plugin.session import TrajectorySession
 from . import STEP_SUMMARY_ENV
 from .baseline import Comparison
@@ -61,6 +67,10 @@ def step_summary_markdown(
         failed = sum(1 for r in hidden if not r.get("passed"))
         lines += ["", f"_... {len(hidden)} more results not shown ({failed} failed)._"]
     lines += ["", f"**{results.lines(-1)[0]}**", ""]
+    families = family_lines(results.records, limit=max_rows)
+    if families:
+        lines += ["### Parametrized tests", ""]
+        lines += [f"- {_cell(line.removeprefix('family '))}" for line in families] + [""]
     return "\n".join(lines)
 
 

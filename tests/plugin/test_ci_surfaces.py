@@ -341,6 +341,20 @@ def test_markdown_caps_rows_with_a_note() -> None:
     ]
 
 
+def test_markdown_gives_each_parametrized_test_its_rate_and_interval() -> None:
+    records = [
+        {"nodeid": f"t.py::test_city[{n}]", "key": "k", "index": 0, "passed": n != 3}
+        for n in range(5)
+    ]
+    records.append({"nodeid": "t.py::test_alone", "key": "k", "index": 0, "passed": True})
+    text = step_summary_markdown(TrajectoryResults(records))
+    assert text.splitlines()[-3:] == [
+        "### Parametrized tests",
+        "",
+        r"- t.py::test\_city: 4/5 passed (80%, 95% CI 37.6-96.4%)",
+    ]
+
+
 def test_markdown_turns_newlines_into_breaks() -> None:
     results = TrajectoryResults(
         [{"nodeid": "t.py::x", "key": "line one\nline two|\r\n", "score": 1.0, "passed": True}]
