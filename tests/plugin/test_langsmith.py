@@ -296,7 +296,7 @@ def _check_round_trip(server: FakeLangSmith, run: Run) -> None:
     assert [s for s, _ in ours("test_langchain_messages")] == [True]
     # langsmith's own pass/fail feedback is there too, once per test.
     passes = {
-        name: [f["score"] for f in feedback[r["id"]] if f["key"] == "pass"]
+        name: [f["score"] for f in feedback.get(r["id"], []) if f["key"] == "pass"]
         for name, r in runs.items()
         if name != "test_repeated"
     }
