@@ -32,9 +32,11 @@ $(RAGAS_VENV): $(RAGAS_STAMP)
 compile: install
 	$(BIN)/python -m compileall -q pytest_agenttraj examples benchmarks
 
-# Two more xdist workers than cores: a worker often waits (on a subprocess starting, a socket,
-# a timeout under test), and the spare ones use that time. `make test WORKERS=0` runs in one process.
-WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 2)")
+# One more xdist worker than cores: a worker often waits (on a subprocess starting, a socket,
+# a timeout under test), and the spare one uses that time; more would each pay the suite's
+# collection again (on 2 cores: 149 s with 3 workers, 157 s with 4). `make test WORKERS=0` runs
+# in one process.
+WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 
 style: install
 	$(BIN)/ruff check .

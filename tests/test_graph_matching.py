@@ -363,7 +363,7 @@ ENTRY = st.one_of(NODE, st.lists(NODE, min_size=1, max_size=3))
 PATH = st.lists(ENTRY, max_size=5)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(output=PATH, reference=PATH, mode=st.sampled_from(GRAPH_MATCH_MODES))
 def test_every_mode_agrees_with_trying_every_ordering(
     output: list[Any], reference: list[Any], mode: str
@@ -377,7 +377,7 @@ def test_a_path_matches_itself_in_every_mode(path: list[Any], mode: str) -> None
     assert matches(path, path, mode)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(output=PATH, reference=PATH)
 def test_how_the_modes_relate(output: list[Any], reference: list[Any]) -> None:
     verdict = {mode: matches(output, reference, mode) for mode in GRAPH_MATCH_MODES}
@@ -408,7 +408,7 @@ def test_a_mismatch_always_says_what_differs(
 FLAT = st.lists(st.lists(NODE, max_size=6), min_size=1, max_size=3)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(output=FLAT, reference=FLAT, spoil=st.booleans())
 def test_strict_verdicts_equal_agentevals_on_flat_paths(
     output: list[list[str]], reference: list[list[str]], spoil: bool

@@ -310,7 +310,7 @@ def _valid(reads: str) -> Any:
     return _graph() if reads == "graph" else _messages()
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_evaluator_answers_or_says_where_on_hostile_input(data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(sorted(EVALUATORS)), label="evaluator")

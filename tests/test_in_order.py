@@ -225,7 +225,7 @@ _call = st.tuples(st.sampled_from(("f", "f", "g")), st.sampled_from(_ARGS))
 _turns = st.lists(st.lists(_call, min_size=1, max_size=2), max_size=4)
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     output=_turns,
     reference=_turns.filter(lambda turns: sum(map(len, turns)) <= 4),

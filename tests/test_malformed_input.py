@@ -422,7 +422,7 @@ def evaluate_or_explain(
 
 
 @settings(
-    max_examples=400,
+    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -443,7 +443,7 @@ def test_corrupted_trajectories_fail_clearly(
 
 
 @settings(
-    max_examples=300,
+    max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -463,7 +463,7 @@ def test_to_trajectory_fails_clearly(bad: Corruption, side: str | None) -> None:
 
 
 @settings(
-    max_examples=600,
+    max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

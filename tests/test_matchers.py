@@ -486,7 +486,7 @@ _out_calls = st.lists(st.tuples(_names, _args(_ACTUALS)), max_size=4)
 _ref_calls = st.lists(st.tuples(_names, _args(_ACTUALS + _EXPECTEDS)), max_size=4)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     outputs=_out_calls,
     references=_ref_calls,

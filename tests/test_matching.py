@@ -876,7 +876,7 @@ def _trajectory_pairs(draw: st.DrawFn) -> tuple[list[tuple[str, int]], list[int]
     return reference, output, draw(st.lists(st.integers(1, 3), max_size=4)), draw(st.booleans())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=_trajectory_pairs(),
     mode=st.sampled_from(["strict", "unordered", "subset", "superset", "in_order"]),

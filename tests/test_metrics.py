@@ -449,7 +449,7 @@ def as_text(pairs: list[tuple[str, dict[str, int]]]) -> list[dict[str, Any]]:
     return [{"function": {"name": n, "arguments": json.dumps(a)}} for n, a in pairs]
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(
     made=CALLS,
     expected=st.lists(st.tuples(NAMES, ARGS), max_size=4),
@@ -503,7 +503,7 @@ def test_f1_true_positives_are_a_maximum_pairing(
     assert len(report.matched) == best
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(data=st.data(), rows=st.integers(0, 5), extra=st.integers(0, 2), loose=st.booleans())
 def test_assignment_around_a_start_is_the_full_optimum(
     data: st.DataObject, rows: int, extra: int, loose: bool
@@ -545,7 +545,7 @@ POOL_ARGS = st.sampled_from(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(
     rule=GRADED_RULES,
     rows=st.lists(st.one_of(POOL_ARGS, ARGS), max_size=4),
@@ -576,7 +576,7 @@ def test_agreement_gives_up_where_counting_keys_is_not_the_score() -> None:
     assert ignoring.best(0) == 1.0
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(
     rule=GRADED_RULES,
     made=st.lists(POOL_ARGS, max_size=5),

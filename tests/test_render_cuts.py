@@ -141,7 +141,7 @@ def _check_cell(cell: str, message: Message, other: Message, column: int) -> Non
         assert item in cell, f"{item!r} fits in {column} columns but is not shown: {cell!r}"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair=_pairs(per_message=3), width=st.integers(60, 200))
 def test_strict_rows_keep_roles_and_names_and_show_the_first_difference(
     pair: tuple[list[Any], list[Any]], width: int
