@@ -68,15 +68,16 @@ class TrajectoryResults:
         if any("attempts" in r for r in self.records):
             summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
             summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
-            confidence = _confidence(self.records)
-            if summary["attempts"]:
-                from ..core.stats import wilson_interval
+        attempts = sum(attempt_counts(r)[0] for r in self.records)
+        if attempts:
+            from ..core.stats import wilson_interval
 
-                interval = wilson_interval(
-                    summary["passed_attempts"], summary["attempts"], confidence
-                )
-                summary["pass_rate_interval"] = [round(interval.low, 6), round(interval.high, 6)]
-                summary["confidence"] = confidence
+            # the whole run's pass rate over every attempt (a test run once is one attempt)
+            passed_attempts = sum(attempt_counts(r)[1] for r in self.records)
+            confidence = _confidence(self.records)
+            interval = wilson_interval(passed_attempts, attempts, confidence)
+            summary["pass_rate_interval"] = [round(interval.low, 6), round(interval.high, 6)]
+            summary["confidence"] = confidence
         families = family_stats(self.records, _confidence(self.records))
         if families:
             summary["families"] = families

@@ -62,6 +62,9 @@ def test_report_document(project: pytest.Pytester, plugin_args: list[str]) -> No
             "trajectory_strict_match": {"passed": 3, "failed": 2},
             "trajectory_superset_match": {"passed": 1, "failed": 0},
         },
+        # the whole run's pass rate, every evaluation one attempt: 7 of 14
+        "pass_rate_interval": [0.267992, 0.732008],
+        "confidence": 0.95,
         # each parametrized test's cases, as one group
         "families": {
             "test_report_document.py::test_exact": {
