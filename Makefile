@@ -28,9 +28,15 @@ $(RAGAS_STAMP):
 $(RAGAS_VENV): $(RAGAS_STAMP)
 
 # Byte-compile the package once: where PYTHONDONTWRITEBYTECODE is set, every pytest process
-# (each xdist worker, each test's inner run) would otherwise compile it again.
+# (each xdist worker, each test's inner run) would otherwise compile it again. pytest also
+# rewrites the modules of every plugin it loads (langsmith's some 200 among them) and caches the
+# result only where it may write bytecode: one run of a one-test session here caches them for
+# every later process (a process starting cold takes 3.2 s here, warm 1.4 s).
 compile: install
 	$(BIN)/python -m compileall -q pytest_agenttraj examples benchmarks
+	@warm=$$(mktemp -d) && printf 'def test_warm():\n    pass\n' > $$warm/test_warm.py \
+		&& (cd $$warm && env -u PYTHONDONTWRITEBYTECODE -u PYTEST_ADDOPTS $(CURDIR)/$(BIN)/python \
+			-m pytest -q -p no:cacheprovider >/dev/null 2>&1) ; rm -rf $$warm
 
 # One more xdist worker than cores: a worker often waits (on a subprocess starting, a socket,
 # a timeout under test), and the spare one uses that time; more would each pay the suite's
