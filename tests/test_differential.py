@@ -524,7 +524,7 @@ def cases(draw: st.DrawFn, kind: str) -> tuple[Spec, Spec, Plan, Plan]:
 
 
 SETTINGS = settings(
-    max_examples=30,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -562,7 +562,7 @@ OVERRIDES: dict[str, dict[str, Override]] = {
 
 @pytest.mark.parametrize("overrides", OVERRIDES.values(), ids=OVERRIDES.keys())
 @pytest.mark.parametrize("mode", TRAJECTORY_MODES)
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=15)
 @given(data=st.data())
 def test_same_answers_as_openevals_with_overrides(
     mode: str, overrides: dict[str, Override], data: st.DataObject
