@@ -119,6 +119,18 @@ def test_a_cassette_reads_back_what_was_written(tmp_path: Path) -> None:
     assert len(load_cassette(path).attempts) == 2
 
 
+def test_a_call_keeps_its_recorded_time_and_a_bad_one_names_the_call(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    timed = {**_call("a"), "duration_s": 1.25}
+    path.write_text(dump_cassette([[timed, _call("b")]], test="t", record="r"))
+    calls = load_cassette(path).attempts[0]
+    assert [c.get("duration_s") for c in calls] == [1.25, None]
+    for bad in (-1, "1s", True):
+        path.write_text(dump_cassette([[{**_call(), "duration_s": bad}]], test="t", record="r"))
+        with pytest.raises(CassetteError, match=r"calls\[0\]\.duration_s: seconds \(a number"):
+            load_cassette(path)
+
+
 def test_a_conversation_is_written_once_and_read_back_whole(tmp_path: Path) -> None:
     first = _call("a")
     second = _call("b")

@@ -115,8 +115,6 @@ def run_facts(outputs: Any, *, tool_error: Callable[[Any], bool] | None = None) 
 def _seconds(message: Any) -> float | None:
     """A traced message's ``duration`` in seconds (``None`` when it has none)."""
     value = _get(message, "duration")
-    if value is None and not isinstance(message, Mapping):
-        value = (_get(message, "additional_kwargs") or {}).get("duration")
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from ..errors import BudgetError
 from .matching.explain import call_text
@@ -27,6 +27,8 @@ from .model import Trajectory
 from .run_facts import RunFacts
 
 __all__ = ["UsageReport", "UsageRules", "UsageViolation", "check_usage", "make_usage_rules"]
+
+_Budget = TypeVar("_Budget", int, float)
 
 RuleName = Literal[
     "required",
@@ -175,27 +177,21 @@ def make_usage_rules(
     budgets = _budgets(
         max_total_tokens, max_tokens, max_cost, prices, max_tool_errors, max_duration_s, tool_error
     )
-    budgets["max_tool_duration_s"] = _per_tool_seconds(max_tool_duration_s)
+    budgets["max_tool_duration_s"] = _per_tool(
+        max_tool_duration_s,
+        "max_tool_duration_s",
+        "most seconds per call, e.g. {'search': 2.0}",
+        lambda seconds, where: float(_amount(seconds, where) or 0.0),
+    )
     must = _names(required, "required")
     must_not = _names(forbidden, "forbidden")
     both = sorted(set(must) & set(must_not))
     if both:
         raise ValueError(f"tool(s) {', '.join(both)} are both required and forbidden")
-    per_tool: dict[str, int] = {}
-    if max_calls is not None:
-        if not isinstance(max_calls, Mapping):
-            raise ValueError(
-                f"invalid max_calls {max_calls!r}: must be a dict of tool name -> most calls, "
-                "e.g. {'search': 3}"
-            )
-        for tool, count in max_calls.items():
-            if not isinstance(tool, str) or not tool:
-                raise ValueError(f"invalid max_calls key {tool!r}: must be a tool name")
-            per_tool[tool] = _count(count, f"max_calls[{tool!r}]")
     return UsageRules(
         must,
         must_not,
-        tuple(per_tool.items()),
+        _per_tool(max_calls, "max_calls", "most calls, e.g. {'search': 3}", _count),
         _budget(max_total_calls, "max_total_calls"),
         _budget(max_steps, "max_steps"),
         **budgets,
@@ -218,19 +214,20 @@ def _per_model(value: object, where: str) -> tuple[tuple[str, int], ...]:
     return tuple((str(model), _count(n, f"{where}[{model!r}]")) for model, n in value.items())
 
 
-def _per_tool_seconds(value: object) -> tuple[tuple[str, float], ...]:
+def _per_tool(
+    value: object, where: str, what: str, convert: Callable[[object, str], _Budget]
+) -> tuple[tuple[str, _Budget], ...]:
+    """A ``{tool name: budget}`` dict as pairs, each budget checked by ``convert``; ``what``
+    says what a budget is in the error for a value that is not such a dict."""
     if value is None:
         return ()
     if not isinstance(value, Mapping):
-        raise ValueError(
-            f"invalid max_tool_duration_s {value!r}: must be a dict of tool name -> most seconds "
-            "per call, e.g. {'search': 2.0}"
-        )
+        raise ValueError(f"invalid {where} {value!r}: must be a dict of tool name -> {what}")
     out = []
-    for tool, seconds in value.items():
+    for tool, budget in value.items():
         if not isinstance(tool, str) or not tool:
-            raise ValueError(f"invalid max_tool_duration_s key {tool!r}: must be a tool name")
-        out.append((tool, float(_amount(seconds, f"max_tool_duration_s[{tool!r}]") or 0.0)))
+            raise ValueError(f"invalid {where} key {tool!r}: must be a tool name")
+        out.append((tool, convert(budget, f"{where}[{tool!r}]")))
     return tuple(out)
 
 

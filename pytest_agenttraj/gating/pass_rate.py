@@ -73,7 +73,7 @@ class Threshold:
 
     @property
     def family(self) -> bool:
-        return self.group is not None and "::" in self.group
+        return _is_family(self.group)
 
     def label(self) -> str:
         if self.group is None:
@@ -84,14 +84,6 @@ class Threshold:
         rate = f"lower:{self.rate:g}" if self.lower else f"{self.rate:g}"
         return rate if self.group is None else f"{self.group}={rate}"
 
-    def contains(self, nodeid: str, facts: TestFacts) -> bool:
-        """Whether the test ``nodeid`` is one of this threshold's group."""
-        if self.group is None:
-            return True
-        if self.family:
-            return family_of(nodeid) == self.group
-        return self.group in facts.groups
-
     def met_by(self, counted: Tally) -> bool:
         if self.rate <= 0:
             return True
@@ -99,6 +91,20 @@ class Threshold:
             return counted.meets(self.rate)
         low = counted.lower_bound(self.confidence)
         return low is not None and low + _EPSILON >= self.rate
+
+
+def _is_family(group: str | None) -> bool:
+    """Whether ``group`` names a parametrized family (``path::test_name``), not a marker."""
+    return group is not None and "::" in group
+
+
+def _in_group(group: str | None, nodeid: str, facts: TestFacts) -> bool:
+    """Whether the test ``nodeid`` is one of ``group`` (every test when it is ``None``)."""
+    if group is None:
+        return True
+    if _is_family(group):
+        return family_of(nodeid) == group
+    return group in facts.groups
 
 
 def _group(name: str, raw: str, where: str) -> str:
@@ -214,9 +220,8 @@ def tally(tests: Mapping[str, TestFacts], group: str | None = None) -> Tally:
     """Count the evaluations of ``tests`` (those of ``group``, a marker name or a family id,
     if given)."""
     out = Tally()
-    chosen = Threshold(1.0, group)
     for nodeid, facts in sorted(tests.items()):
-        if not chosen.contains(nodeid, facts):
+        if not _in_group(group, nodeid, facts):
             continue
         for record in facts.records:
             runs, passed = attempt_counts(record)

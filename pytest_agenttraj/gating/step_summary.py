@@ -67,7 +67,7 @@ def step_summary_markdown(
         failed = sum(1 for r in hidden if not r.get("passed"))
         lines += ["", f"_... {len(hidden)} more results not shown ({failed} failed)._"]
     lines += ["", f"**{results.lines(-1)[0]}**", ""]
-    families = family_lines(results.records, limit=max_rows)
+    families = family_lines(results.summary(), limit=max_rows)
     if families:
         lines += ["### Parametrized tests", ""]
         lines += [f"- {_cell(line.removeprefix('family '))}" for line in families] + [""]

@@ -65,20 +65,19 @@ class TrajectoryResults:
             "tests": len({r.get("nodeid") for r in self.records}),
             "by_key": by_key,
         }
+        runs = [attempt_counts(r) for r in self.records]
+        attempts, passed_attempts = sum(n for n, _ in runs), sum(p for _, p in runs)
         if any("attempts" in r for r in self.records):
-            summary["attempts"] = sum(attempt_counts(r)[0] for r in self.records)
-            summary["passed_attempts"] = sum(attempt_counts(r)[1] for r in self.records)
-        attempts = sum(attempt_counts(r)[0] for r in self.records)
+            summary["attempts"], summary["passed_attempts"] = attempts, passed_attempts
+        confidence = _confidence(self.records)
         if attempts:
             from ..core.stats import wilson_interval
 
             # the whole run's pass rate over every attempt (a test run once is one attempt)
-            passed_attempts = sum(attempt_counts(r)[1] for r in self.records)
-            confidence = _confidence(self.records)
             interval = wilson_interval(passed_attempts, attempts, confidence)
             summary["pass_rate_interval"] = [round(interval.low, 6), round(interval.high, 6)]
             summary["confidence"] = confidence
-        families = family_stats(self.records, _confidence(self.records))
+        families = family_stats(self.records, confidence)
         if families:
             summary["families"] = families
         judged = judge_totals(self.records)
@@ -114,8 +113,9 @@ class TrajectoryResults:
         """
         if not self.records:
             return []
-        totals = self._totals_line()
-        judged = judge_totals(self.records)
+        summary = self.summary()
+        totals = _totals_line(summary)
+        judged = summary.get("judge")
         if judged is not None:
             totals = f"{judge_line(judged)}\n{totals}"
         if verbosity < 0:
@@ -139,7 +139,7 @@ class TrajectoryResults:
         if len(shown) < len(rows):
             lines.append(f"... {len(rows) - len(shown)} more rows (-v shows all)")
         lines.extend(totals.split("\n"))
-        lines.extend(family_lines(self.records))
+        lines.extend(family_lines(summary))
         return lines
 
     def _with_comments(self, lines: list[str], shown: list[dict[str, Any]]) -> list[str]:
@@ -150,17 +150,17 @@ class TrajectoryResults:
                 out.append(f"    {record['comment']}")
         return out
 
-    def _totals_line(self) -> str:
-        summary = self.summary()
-        tests = summary["tests"]
-        line = (
-            f"{summary['evaluations']} trajectory evaluations in {tests} "
-            f"test{'s' if tests != 1 else ''}: {summary['passed']} passed, "
-            f"{summary['failed']} failed"
-        )
-        if "attempts" in summary:
-            line += f" ({summary['passed_attempts']} of {summary['attempts']} attempts passed)"
-        return line
+
+def _totals_line(summary: Mapping[str, Any]) -> str:
+    tests = summary["tests"]
+    line = (
+        f"{summary['evaluations']} trajectory evaluations in {tests} "
+        f"test{'s' if tests != 1 else ''}: {summary['passed']} passed, "
+        f"{summary['failed']} failed"
+    )
+    if "attempts" in summary:
+        line += f" ({summary['passed_attempts']} of {summary['attempts']} attempts passed)"
+    return line
 
 
 _PUBLIC_FIELDS = (
@@ -297,19 +297,18 @@ def family_stats(
     }
 
 
-def family_lines(records: Iterable[Mapping[str, Any]], limit: int = _DEFAULT_ROWS) -> list[str]:
-    """One line per parametrized family, e.g.
+def family_lines(summary: Mapping[str, Any], limit: int = _DEFAULT_ROWS) -> list[str]:
+    """One line per parametrized family of a run's ``summary``, e.g.
     ``family test_agent.py::test_city: 4/5 passed (80%, 95% CI 37.6-96.4%)``, with the mean
     score and its interval for graded results; at most ``limit`` families, the weakest first."""
     from ..core.stats import Interval, rate_text
 
-    chosen = list(records)
-    families = family_stats(chosen, _confidence(chosen))
+    families: Mapping[str, Mapping[str, Any]] = summary.get("families") or {}
+    level = float(summary.get("confidence", 0.95))
     ranked = sorted(families.items(), key=lambda item: (item[1].get("pass_rate", 0.0), item[0]))
     out = []
     for family, stats in ranked[:limit]:
         low, high = stats["pass_rate_interval"]
-        level = _confidence(chosen)
         line = f"family {family}: " + rate_text(
             stats["passed_attempts"], stats["attempts"], Interval(low, high, level)
         )

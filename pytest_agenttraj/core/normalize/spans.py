@@ -94,7 +94,7 @@ class SpanRecord:
 def trajectory_from_spans(spans: Iterable[Any]) -> TraceTrajectory:
     """The trajectory (and graph path) finished spans stand for; see the module docstring."""
     records = [span_record(span, position) for position, span in enumerate(spans)]
-    return assemble(_record_steps(records), duration_s=_extent(records))
+    return assemble(span_steps(records), duration_s=_extent(records))
 
 
 def _extent(records: Sequence[SpanRecord]) -> float | None:
@@ -106,12 +106,8 @@ def _extent(records: Sequence[SpanRecord]) -> float | None:
     return max(0.0, (max(ends) - min(starts)) / 1e9)
 
 
-def span_steps(spans: Iterable[Any]) -> list[Step]:
-    """The steps the spans stand for, in causal order."""
-    return _record_steps([span_record(span, position) for position, span in enumerate(spans)])
-
-
-def _record_steps(records: Sequence[SpanRecord]) -> list[Step]:
+def span_steps(records: Sequence[SpanRecord]) -> list[Step]:
+    """The steps the spans (read as ``span_record``) stand for, in causal order."""
     steps: list[Step] = []
     names = {r.span_id: node_name(r) for r in records}
     for invocation, root, ordered in _walk(records):

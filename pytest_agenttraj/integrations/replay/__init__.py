@@ -72,10 +72,10 @@ class AgentCassette:
         (cassettes recorded before timings were kept) or no call was made; a budget given
         ``None`` is an error, never a pass."""
         calls = self.calls
-        seconds = [call.get("duration_s") for call in calls]
-        if not calls or not all(isinstance(s, int | float) for s in seconds):
+        seconds = [s for c in calls if isinstance(s := c.get("duration_s"), int | float)]
+        if not calls or len(seconds) < len(calls):
             return None
-        return float(sum(s for s in seconds if isinstance(s, int | float)))
+        return float(sum(seconds))
 
     @property
     def recording(self) -> bool:
