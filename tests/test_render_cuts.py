@@ -7,7 +7,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from pytest_agenttraj import match_trajectories, to_trajectory
 from pytest_agenttraj.core.matching.rules import make_config
@@ -112,15 +112,16 @@ def _focus(left: Message, right: Message) -> tuple[int, str | None]:
     return at, key
 
 
-def _check_cell(cell: str, message: Message, other: Message, column: int) -> None:
-    """``cell`` shows ``message`` with its role and tool name whole and, when it fits, the
-    first value that differs from ``other``."""
+def _check_cell(cell: str, message: Message, row: tuple[Message, Message], column: int) -> None:
+    """``cell`` shows ``message`` (one side of ``row``: the output's message, the reference's)
+    with its role and tool name whole and, when it fits, the row's first differing value: both
+    cells of a row show the same key, the first in the output's order that differs."""
     assert _columns(cell) <= column, cell
     head = f"{message.role} -> " if message.tool_calls else f"{message.role}:"
     assert cell.startswith(head), f"the role is cut: {cell!r}"
     if not message.tool_calls:
         return
-    focus, key = _focus(message, other)
+    focus, key = _focus(*row)
     at = min(focus, len(message.tool_calls) - 1)
     call = message.tool_calls[at]
     full = head + ", ".join(
@@ -155,18 +156,35 @@ def test_strict_rows_keep_roles_and_names_and_show_the_first_difference(
     for o, r, left, right in rows:
         assert "-" not in (o, r)  # the same number of messages on both sides
         mine, theirs = output[int(o)], reference[int(r)]
-        _check_cell(left, mine, theirs, column)
+        _check_cell(left, mine, (mine, theirs), column)
         if right == "=":
             assert mine == theirs or (mine.role, mine.tool_calls) == (
                 theirs.role,
                 theirs.tool_calls,
             )
         else:
-            _check_cell(right, theirs, mine, column)
+            _check_cell(right, theirs, (mine, theirs), column)
+
+
+def _calling(name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    call = {"role": "assistant", "content": "", "tool_calls": [{"name": name, "args": args}]}
+    return [call, {"role": "tool", "content": "done"}]
+
+
+# A call compared with one whose keys come in another order: both cells focus on the first key,
+# in the output's order, that differs (here city), not each on the first in its own order.
+_WIDE = {"k": -100000, "city": -10, "location_code": 0}
+_LONG = _calling("search_the_knowledge_base_for_documents", {})
+_USER = {"role": "user", "content": ""}
+_KEY_ORDER = (
+    [_USER, *_calling("get_weather", {"city": 0}), *_calling("f", _WIDE), *_LONG],
+    [_USER, *_calling("f", {"city": 0}), *_calling("get_weather", _WIDE), *_LONG],
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair=_pairs(per_message=1), width=st.integers(60, 200))
+@example(pair=_KEY_ORDER, width=60)
 def test_call_rows_keep_names_and_show_the_first_difference(
     pair: tuple[list[Any], list[Any]], width: int
 ) -> None:
@@ -179,10 +197,10 @@ def test_call_rows_keep_names_and_show_the_first_difference(
         mine = output[int(o)] if o != "-" else None
         theirs = reference[int(r)] if r != "-" else None
         # a call cell is a message cell without its role
-        as_message = {"role": "assistant", "content": ""}
-        for cell, message, other in ((left, mine, theirs), (right, theirs, mine)):
+        blank = to_trajectory([{"role": "assistant", "content": ""}])[0]
+        row = (mine or blank, theirs or blank)
+        for cell, message in ((left, mine), (right, theirs)):
             if cell == "=" or message is None:
                 assert cell in ("=", "-"), cell
                 continue
-            blank = to_trajectory([as_message])[0]
-            _check_cell("assistant -> " + cell, message, other or blank, column + 13)
+            _check_cell("assistant -> " + cell, message, row, column + 13)
