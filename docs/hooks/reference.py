@@ -1,13 +1,14 @@
 """MkDocs hook: the reference page (options, ini keys, markers, fixtures, hooks) built from the
 plugin itself when the site is built, so that it cannot drift from the code.
 
-The plugin is found as pytest finds it, through its ``pytest11`` entry point, and its
-``pytest_plugins`` modules are followed. Each ``pytest_addoption`` is called with a parser that
-only records what is added; the markers come from the ``MARKERS`` tuple that the plugin's
-``pytest_configure`` registers; the fixtures are the pytest fixture objects defined in those
-modules, and the hooks the specifications added by ``pytest_addhooks``. Anything the generator
-cannot find (an entry point, a module, a section left empty) fails the build with
-:class:`ReferencePageError` rather than publishing a page with a hole in it.
+The plugin is found as pytest finds it, through its ``pytest11`` entry point, and the modules
+it names in ``pytest_plugins`` or registers itself (its ``PLUGINS``) are followed. Each
+``pytest_addoption`` is called with a parser that only records what is added; the markers come
+from the ``MARKERS`` tuple that the plugin's ``pytest_configure`` registers; the fixtures are
+the pytest fixture objects defined in those modules, and the hooks the specifications added by
+``pytest_addhooks``. Anything the generator cannot find (an entry point, a module, a section
+left empty) fails the build with :class:`ReferencePageError` rather than publishing a page with
+a hole in it.
 """
 
 from __future__ import annotations
@@ -147,6 +148,12 @@ class RecordingPluginManager:
     def add_hookspecs(self, module: ModuleType) -> None:
         self.hookspec_modules.append(module)
 
+    def has_plugin(self, name: str) -> bool:
+        """Every plugin module counts as registered: the generator follows the modules a plugin
+        registers itself (:func:`plugin_modules`), so none is registered here."""
+        del name
+        return True
+
 
 # ------------------------------------------------------------------------- finding the plugin
 
@@ -167,8 +174,8 @@ def entry_module() -> str:
 
 
 def plugin_modules(entry: str) -> list[ModuleType]:
-    """The entry module and every module its ``pytest_plugins`` name, recursively, in the order
-    pytest registers them."""
+    """The entry module and every module its ``pytest_plugins`` or ``PLUGINS`` name,
+    recursively, in the order they are registered."""
     modules: list[ModuleType] = []
     pending = [entry]
     while pending:
@@ -178,13 +185,16 @@ def plugin_modules(entry: str) -> list[ModuleType]:
         try:
             module = importlib.import_module(name)
         except ImportError as error:
-            named_by = f"the {ENTRY_POINT_GROUP} entry point" if name == entry else "pytest_plugins"
+            named_by = "pytest_plugins or PLUGINS"
+            if name == entry:
+                named_by = f"the {ENTRY_POINT_GROUP} entry point"
             raise ReferencePageError(
                 f"cannot import the plugin module {name!r} ({error}); it was named by {named_by}"
             ) from error
         modules.append(module)
-        named = getattr(module, "pytest_plugins", ())
-        pending.extend([named] if isinstance(named, str) else list(named))
+        for attribute in ("pytest_plugins", "PLUGINS"):
+            named = getattr(module, attribute, ())
+            pending.extend([named] if isinstance(named, str) else list(named))
     return modules
 
 

@@ -1,4 +1,4 @@
-"""CI gating, as a pytest plugin the main plugin loads (``pytest_plugins``): baseline comparison
+"""CI gating, as a pytest plugin the main plugin registers (``PLUGINS``): baseline comparison
 (``--trajectory-baseline``), pass-rate thresholds (``--trajectory-min-pass-rate``), per-result
 JUnit XML properties and the GitHub Actions job summary. Each reads the session's results; none
 is imported by another layer."""

@@ -2,8 +2,8 @@
 
 pytest imports this module in every run of every project that has the package installed, so it
 imports nothing heavy: langchain-core, langsmith, langgraph and yaml load only where used. The
-fixtures, CI gating and LangSmith logging are plugins of their own, loaded with this one
-(``pytest_plugins``); the run's state lives in objects registered at configure time and kept in
+fixtures, CI gating and LangSmith logging are plugins of their own, registered with this one
+(:data:`PLUGINS`); the run's state lives in objects registered at configure time and kept in
 ``config.stash``.
 """
 
@@ -36,7 +36,10 @@ from .unused_references import REFERENCES, UnusedReferences
 
 __all__ = ["SESSION_KEY"]
 
-pytest_plugins = (
+# Registered by ``pytest_addhooks`` rather than named in ``pytest_plugins``: pytest looks each
+# ``pytest_plugins`` entry up among every installed distribution's entry points first, a scan
+# that costs several milliseconds per name in every run.
+PLUGINS = (
     "pytest_agenttraj.plugin.fixtures",
     "pytest_agenttraj.plugin.graded_fixtures",
     "pytest_agenttraj.gating",
@@ -168,9 +171,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    import importlib
+
     from . import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
+    for name in PLUGINS:
+        if not (pluginmanager.is_blocked(name) or pluginmanager.has_plugin(name)):
+            pluginmanager.register(importlib.import_module(name), name)
 
 
 def pytest_configure(config: pytest.Config) -> None:

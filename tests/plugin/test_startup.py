@@ -230,3 +230,53 @@ def test_a_run_of_plain_tests_registers_no_per_test_hook(pytester: pytest.Pytest
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4, failed=1, skipped=1)
     assert "per-test hooks: []" in result.stdout.str()
+
+
+# pytest looks every name a plugin lists in ``pytest_plugins`` up among all installed entry
+# points (a scan of every distribution's metadata); the plugin registers its own modules instead
+COUNT_ENTRY_POINT_SCANS = """
+import sys
+import pytest
+from _pytest.config import PytestPluginManager
+
+scans = []
+original = PytestPluginManager.load_setuptools_entrypoints
+
+
+def counted(self, group, name=None):
+    scans.append(name)
+    return original(self, group, name=name)
+
+
+PytestPluginManager.load_setuptools_entrypoints = counted
+code = pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]])
+print("scans:", len(scans), "exit:", int(code))
+"""
+
+
+def test_starting_the_plugin_scans_the_entry_points_no_more_than_pytest_does(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    script = pytester.makepyfile(count_scans=COUNT_ENTRY_POINT_SCANS)
+
+    def scans(*args: str) -> str:
+        out = subprocess.run(
+            [sys.executable, str(script), "test_plain.py", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=pytester.path,
+        ).stdout
+        return next(line for line in out.splitlines() if line.startswith("scans:"))
+
+    without = scans("-p", "no:agenttraj")
+    assert without == "scans: 1 exit: 0"
+    assert scans() == without
+    # its modules are still plugins of their own, which -p no: turns off one by one
+    assert "--trajectory-langsmith" in pytester.runpytest_subprocess("--help").stdout.str()
+    result = pytester.runpytest_subprocess(
+        "-p", "no:pytest_agenttraj.integrations.langsmith", "--help"
+    )
+    assert "--trajectory-html" in result.stdout.str()
+    assert "--trajectory-langsmith" not in result.stdout.str()

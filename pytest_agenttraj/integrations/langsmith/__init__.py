@@ -1,4 +1,4 @@
-"""LangSmith logging, as a pytest plugin the main plugin loads (``pytest_plugins``): options,
+"""LangSmith logging, as a pytest plugin the main plugin registers (``PLUGINS``): options,
 the sink's registration and nothing else. langsmith itself is imported only once logging is on
 and a test is tracked (:mod:`.link`)."""
 

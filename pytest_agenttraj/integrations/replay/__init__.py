@@ -1,5 +1,5 @@
-"""Record and replay of chat-model calls, as a pytest plugin the main plugin loads
-(``pytest_plugins``): the ``agent_cassette`` fixture and marker, and the hooks that fail a test
+"""Record and replay of chat-model calls, as a pytest plugin the main plugin registers
+(``PLUGINS``): the ``agent_cassette`` fixture and marker, and the hooks that fail a test
 whose calls did not replay and write each cassette once. langchain-core is imported only when a
 test uses a cassette (:mod:`.intercept`, :mod:`.convert`, :mod:`.recorder`)."""
 
