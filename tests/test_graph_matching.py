@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -18,7 +19,9 @@ from pytest_agenttraj.core.graph import (
     check_graph_mode,
     graph_key,
     match_graph_trajectories,
+    read_graph_steps,
 )
+from pytest_agenttraj.core.graph.strict import strict_differences
 
 START = "__start__"
 # node1 -> node3 -> (node4 and node5 in one superstep) -> node6 -> node7
@@ -421,6 +424,71 @@ def test_strict_verdicts_equal_agentevals_on_flat_paths(
     assert (
         ours == theirs(outputs={"steps": output}, reference_outputs={"steps": reference})["score"]
     )
+
+
+NAMES = st.lists(st.lists(ENTRY, max_size=6), min_size=1, max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(output=NAMES, reference=NAMES, same_start=st.integers(0, 6))
+def test_the_strict_explanation_found_on_reading_is_the_one_found_at_once(
+    output: list[list[Any]], reference: list[list[Any]], same_start: int
+) -> None:
+    """A strict report finds its differences when first read; they are those each invocation's
+    eager comparison finds, in order."""
+    reference = [out[:same_start] + ref for out, ref in zip(output, reference, strict=False)]
+    report = match_graph_trajectories({"steps": output}, {"steps": reference})
+    if len(output) != len(reference):
+        assert [d.kind for d in report.differences] == ["invocations"]
+        return
+    eager: list[Any] = []
+    sentences = []
+    for invocation, (out, ref) in enumerate(zip(output, reference, strict=True)):
+        found, sentence = strict_differences(
+            invocation,
+            read_graph_steps({"steps": [out]}, "outputs")[0],
+            read_graph_steps({"steps": [ref]}, "reference_outputs")[0],
+        )
+        eager += found
+        sentences += [sentence] if sentence else []
+    assert report.summary == (sentences[0] if sentences else None)
+    assert report.differences == tuple(eager)
+    assert report.matched == (not eager)
+
+
+def test_a_strict_verdict_and_comment_do_not_wait_for_the_explanation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_agenttraj import graph_trajectory_strict_match
+    from pytest_agenttraj.core.graph import match
+
+    explained: list[int] = []
+    original = match.explain_divergence
+
+    def counted(invocation: int, *args: Any) -> Any:
+        explained.append(invocation)
+        return original(invocation, *args)
+
+    monkeypatch.setattr(match, "explain_divergence", counted)
+    output = {"steps": [["a", "b", "c"], ["a", "b"], ["a", "x"]]}
+    reference = {"steps": [["a", "b", "c"], ["a", "c"], ["a", "y"]]}
+    # in another thread, where no test runs: inside one, the plugin's record of a failed
+    # evaluation reads its differences for the diff it keeps
+    with ThreadPoolExecutor(1) as pool:
+        result = pool.submit(
+            graph_trajectory_strict_match, outputs=output, reference_outputs=reference
+        ).result()
+    assert result["score"] is False
+    assert result["comment"] == (
+        "Graph trajectory differs: invocation 1: expected node 'c' at 1, got 'b'."
+    )
+    assert explained == []
+    report = match_graph_trajectories(output, reference)
+    lines = report.problem_texts()
+    assert explained == [1, 2]
+    assert lines[0] == "invocation 1, superstep 1: expected c, got b"
+    assert report.problem_texts() == lines
+    assert explained == [1, 2]  # found once
 
 
 BIG = 100_000

@@ -17,6 +17,7 @@ Each check is linear in the number of nodes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from ..compare import collector_paused
@@ -32,7 +33,7 @@ from .path import (
     read_graph_steps,
 )
 from .report import GraphDifference, GraphMatchReport
-from .strict import raw_strict_differences, strict_differences
+from .strict import StrictDivergence, explain_divergence, strict_differences, strict_sentence
 
 __all__ = ["compare_graph_paths", "graph_steps_match", "match_graph_trajectories"]
 
@@ -96,19 +97,30 @@ def _compare(
         return GraphMatchReport.read_later(mode, False, read, (difference,), what)
     differences: list[GraphDifference] = []
     summary = None
-    if mode == "strict":
+    if mode == "strict":  # the verdict and comment now, the explanation when a diff asks
+        parted = []
         for invocation, (out, ref) in enumerate(zip(output, reference, strict=True)):
-            found, sentence = raw_strict_differences(invocation, out, ref)
-            differences += found
-            summary = summary or sentence
-    else:
-        check = _CHECKS[mode]
-        out_paths, ref_paths = read()
-        for invocation, (out_path, ref_path) in enumerate(zip(out_paths, ref_paths, strict=True)):
-            found, sentence = check(invocation, out_path, ref_path)
-            differences += found
-            summary = summary or sentence
+            where, sentence = strict_sentence(invocation, out, ref)
+            if where is not None:
+                parted.append((invocation, out, ref, where))
+                summary = summary or sentence
+        explain = partial(_explained, parted)
+        return GraphMatchReport.read_later(mode, summary is None, read, explain, summary)
+    check = _CHECKS[mode]
+    out_paths, ref_paths = read()
+    for invocation, (out_path, ref_path) in enumerate(zip(out_paths, ref_paths, strict=True)):
+        found, sentence = check(invocation, out_path, ref_path)
+        differences += found
+        summary = summary or sentence
     return GraphMatchReport.read_later(mode, summary is None, read, tuple(differences), summary)
+
+
+def _explained(parted: list[tuple[int, RawPath, RawPath, StrictDivergence]]) -> list[Any]:
+    """The differences of the invocations whose paths part, in order."""
+    found: list[GraphDifference] = []
+    for invocation, out, ref, where in parted:
+        found += explain_divergence(invocation, out, ref, where)
+    return found
 
 
 def compare_graph_paths(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from .path import GraphPath, Superstep
 
@@ -79,11 +79,12 @@ class GraphMatchReport:
         mode: str,
         matched: bool,
         read: Callable[[], tuple[tuple[GraphPath, ...], tuple[GraphPath, ...]]],
-        differences: tuple[GraphDifference, ...] = (),
+        differences: tuple[GraphDifference, ...] | Callable[[], list[GraphDifference]] = (),
         summary: str | None = None,
     ) -> GraphMatchReport:
         """A report whose ``output`` and ``reference`` are read (by ``read``) when first asked
-        for: a verdict and its comment need neither, only a diff does."""
+        for, and whose ``differences``, given as a function, are found when first asked for: a
+        verdict and its comment need neither, only a diff does."""
         report = object.__new__(_ReadLater)
         report.__dict__.update(
             mode=mode, matched=matched, differences=differences, summary=summary, _read=read
@@ -113,7 +114,15 @@ class GraphMatchReport:
 
 
 class _ReadLater(GraphMatchReport):
-    """``GraphMatchReport.read_later``'s reports: the paths are built on first use."""
+    """``GraphMatchReport.read_later``'s reports: the paths and differences are built on first
+    use."""
+
+    @property  # the field, found when first read
+    def differences(self) -> tuple[GraphDifference, ...]:
+        found = self.__dict__["differences"]
+        if callable(found):
+            found = self.__dict__["differences"] = tuple(found())
+        return cast("tuple[GraphDifference, ...]", found)
 
     def __getattr__(self, name: str) -> Any:
         read = self.__dict__.get("_read")

@@ -24,9 +24,11 @@ __all__ = [
     "StrictDivergence",
     "common_prefix",
     "common_suffix",
+    "explain_divergence",
     "raw_strict_differences",
     "strict_differences",
     "strict_divergence",
+    "strict_sentence",
 ]
 
 SHOWN = 10
@@ -256,14 +258,15 @@ def _middle_counts(path: RawPath, start: int, stop: int) -> Counter[str]:
     return counts
 
 
-def _places(path: RawPath, names: list[str]) -> dict[str, tuple[int, ...]]:
-    """For each of ``names`` (at most ``SHOWN``), the first ``SHOWN`` entries it runs in."""
+def _places(path: RawPath, names: list[str], totals: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """For each of ``names`` (at most ``SHOWN``), the first ``SHOWN`` entries it runs in (of the
+    ``totals[name]`` it runs in in all: the search stops at the last)."""
     entries = path.entries
     found: dict[str, list[int]] = {name: [] for name in names}
     if not path.grouped:
         for name, places in found.items():
             at = -1
-            while len(places) < SHOWN:
+            while len(places) < min(SHOWN, totals[name]):
                 try:
                     at = entries.index(name, at + 1)
                 except ValueError:
@@ -321,7 +324,8 @@ def count_differences(
         shared = {name: flat_ref.count(name) - wanted[name] for name in names}
     found: list[GraphDifference] = []
     short = _first_named(flat_ref, short)
-    places = _places(reference, short[:SHOWN])
+    expected_runs = {name: shared[name] + wanted[name] for name in short}
+    places = _places(reference, short[:SHOWN], expected_runs)
     for name in short:
         expected, did = shared[name] + wanted[name], shared[name] + ran[name]
         what = f"missing node {name}"
@@ -330,7 +334,8 @@ def count_differences(
         at = places.get(name, ())
         found.append(GraphDifference("missing", what, invocation, node=name, reference_at=at))
     extra = _first_named(output.flat(), extra)
-    places = _places(output, extra[: max(0, SHOWN - len(short))])
+    runs = {name: shared[name] + ran[name] for name in extra}
+    places = _places(output, extra[: max(0, SHOWN - len(short))], runs)
     for name in extra:
         expected, did = shared[name] + wanted[name], shared[name] + ran[name]
         what = f"unexpected node {name}"
@@ -341,17 +346,36 @@ def count_differences(
     return found
 
 
+def explain_divergence(
+    invocation: int, output: RawPath, reference: RawPath, where: StrictDivergence
+) -> list[GraphDifference]:
+    """The differences of one invocation whose paths part at ``where``: the superstep there,
+    then the nodes that ran too few or too many times."""
+    found = [_superstep_difference(invocation, output, reference, where)]
+    found += count_differences(invocation, output, reference)
+    return found
+
+
+def strict_sentence(
+    invocation: int, output: RawPath, reference: RawPath
+) -> tuple[StrictDivergence | None, str | None]:
+    """Where one invocation's paths part and the comment's sentence for it (``None``, ``None``
+    on a match): the verdict and the comment, without the explanation."""
+    where = raw_divergence(output, reference)
+    if where is None:
+        return None, None
+    return where, f"invocation {invocation}: {legacy_sentence(output, reference, where)}"
+
+
 def raw_strict_differences(
     invocation: int, output: RawPath, reference: RawPath
 ) -> tuple[list[GraphDifference], str | None]:
     """The differences of one invocation in strict mode and the comment's sentence (none on a
     match): where the paths part, then the nodes that ran too few or too many times."""
-    where = raw_divergence(output, reference)
+    where, sentence = strict_sentence(invocation, output, reference)
     if where is None:
         return [], None
-    found = [_superstep_difference(invocation, output, reference, where)]
-    found += count_differences(invocation, output, reference)
-    return found, f"invocation {invocation}: {legacy_sentence(output, reference, where)}"
+    return explain_divergence(invocation, output, reference, where), sentence
 
 
 def strict_differences(
