@@ -3,7 +3,8 @@
 pytest imports every installed ``pytest11`` plugin in every run, so the plugin's import and
 registration cost is paid by every test run of every project that has it installed. This
 script measures that cost in wall time of fresh processes (``time.perf_counter`` around
-``subprocess.run``):
+``subprocess.run``) and in their CPU time (user + system, from ``resource.getrusage``), the
+steadier of the two on a shared machine:
 
 1. ``python -m pytest --collect-only -q -p no:cacheprovider`` on a throwaway project with
    one trivial test, (a) as installed vs (b) with ``-p no:agenttraj``; it prints the medians,
@@ -37,6 +38,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -150,25 +152,37 @@ def header_line() -> str:
 # --------------------------------------------------------------------------- timing
 
 
-def run_once(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> float:
-    """Wall time of one run of ``argv``; a non-zero exit status aborts the benchmark."""
+def run_once(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``argv``; a non-zero exit status aborts the
+    benchmark."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = perf_counter()
     result = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     elapsed = perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         sys.exit(
             f"command failed ({result.returncode}): {' '.join(argv)}\n"
             f"{result.stdout}\n{result.stderr}"
         )
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
 
 
 def time_interleaved(
     variants: Sequence[Variant], cwd: Path, env: Mapping[str, str]
 ) -> dict[str, list[float]]:
-    """Seconds per run of each variant; round i runs every variant that wants > i runs."""
+    """Wall seconds per run of each variant; round i runs every variant that wants > i runs."""
+    both = time_both(variants, cwd, env)
+    return {label: [wall for wall, _ in pairs] for label, pairs in both.items()}
+
+
+def time_both(
+    variants: Sequence[Variant], cwd: Path, env: Mapping[str, str]
+) -> dict[str, list[tuple[float, float]]]:
+    """Wall and CPU seconds per run of each variant, interleaved after one warm-up run."""
     run_once(variants[0].argv, cwd, env)  # warm-up: file cache, test file's .pyc
-    samples: dict[str, list[float]] = {v.label: [] for v in variants}
+    samples: dict[str, list[tuple[float, float]]] = {v.label: [] for v in variants}
     for i in range(max(v.runs for v in variants)):
         for variant in variants:
             if i < variant.runs:
@@ -242,17 +256,19 @@ def case_pytest_startup(
         ),
     ]
     print(f"\n== {number}. `python {' '.join(base)} [...]`, one trivial test")
-    print("   wall time per process; runs interleaved a, b, c, d, a, b, ...")
-    samples = time_interleaved(variants, project, env)
-    a, b, c, d = (summarize(v.label, samples[v.label]) for v in variants)
-    default_env = overhead_line(a, b, OVERHEAD_TARGET_PERCENT)
-    print(f"  pytest-agenttraj, default environment (a vs b): {default_env}")
-    print(f"  pytest-agenttraj, langsmith plugin off (c vs d): {overhead_line(c, d, None)}")
-    print(
-        f"  langsmith's pytest plugin costs (a - c): {(a - c) * 1000:+.1f} ms "
-        f"({(a / c - 1) * 100:+.1f}% of a run without it)"
-    )
-    noise_note(samples)
+    both = time_both(variants, project, env)
+    for index, what in enumerate(("wall", "CPU")):
+        print(f"   {what} time per process; runs interleaved a, b, c, d, a, b, ...")
+        samples = {label: [pair[index] for pair in pairs] for label, pairs in both.items()}
+        a, b, c, d = (summarize(v.label, samples[v.label]) for v in variants)
+        default_env = overhead_line(a, b, OVERHEAD_TARGET_PERCENT)
+        print(f"  pytest-agenttraj, default environment (a vs b): {default_env}")
+        print(f"  pytest-agenttraj, langsmith plugin off (c vs d): {overhead_line(c, d, None)}")
+        print(
+            f"  langsmith's pytest plugin costs (a - c): {(a - c) * 1000:+.1f} ms "
+            f"({(a / c - 1) * 100:+.1f}% of a run without it)"
+        )
+        noise_note(samples)
 
 
 def case_module_import(project: Path, env: Mapping[str, str]) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Collection", "Namer", "matches", "test_files"]
+__all__ = ["Collection", "Namer", "marker_names", "matches", "test_files"]
 
 _WORKER_KEY = "agenttraj_collection"
 _HOOKS = (
@@ -40,8 +40,15 @@ _WHERE = {
     pytest.Config.ArgsSource.INVOCATION_DIR: "the folder the run started in",
 }
 
-Namer = Callable[[pytest.Item], Iterable[tuple[str, str]]]
-"""The files a test names without running (paths relative to the rootdir), each with why."""
+Namer = Callable[[pytest.Item, frozenset[str]], Iterable[tuple[str, str]]]
+"""The files a test names without running (paths relative to the rootdir), each with why; given
+the test and the names of its markers (``marker_names``)."""
+
+
+def marker_names(item: pytest.Item) -> frozenset[str]:
+    """The names of the markers ``item`` carries, its own and its parents': one walk up the
+    tree, where ``get_closest_marker`` walks it once per name asked."""
+    return frozenset(mark.name for mark in item.iter_markers())
 
 
 def matches(pattern: str, path: Path) -> bool:
@@ -148,10 +155,11 @@ class Collection:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.tests.update(item.nodeid for item in session.items)
-        for kind, namer in self.namers.items():
-            named = self.named[kind]
-            for item in session.items:
-                for name, why in namer(item):
+        namers = [(namer, self.named[kind]) for kind, namer in self.namers.items()]
+        for item in session.items:
+            marks = marker_names(item)
+            for namer, named in namers:
+                for name, why in namer(item, marks):
                     named.setdefault(name, why)
         if self.is_worker:
             self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]

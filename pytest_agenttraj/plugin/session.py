@@ -26,6 +26,7 @@ import pytest
 
 from ..evaluators.result import evaluator_family, result_passed
 from ..evaluators.scope import Evaluation, TestScope, scope_provider, test_scope
+from .collection import marker_names
 from .reference_store import ItemReferences
 from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
@@ -198,7 +199,8 @@ class TrajectorySession:
         detect = UseDetector(self.config.rootpath, PLUGIN_FIXTURES)
         groups = self.tagged_groups
         for item in items:
-            marked = item.get_closest_marker("trajectory") is not None
+            marks = marker_names(item)
+            marked = "trajectory" in marks
             if marked:
                 try:
                     item.stash[ITEM_SETTINGS] = item_settings(item, self.settings)
@@ -208,9 +210,9 @@ class TrajectorySession:
                         item.stash[_SETTING_ERROR] = message
                     else:
                         errors.append(message)
-            if detect(item, marked=marked or None):
+            if detect(item, marked=not marks.isdisjoint(PLUGIN_MARKERS)):
                 self.used.add(item)
-            elif groups and any(item.get_closest_marker(g) is not None for g in groups):
+            elif groups and not marks.isdisjoint(groups):
                 self.tagged_items.add(item)
         if errors:
             more = f"\n(and {len(errors) - 10} more)" if len(errors) > 10 else ""

@@ -94,8 +94,8 @@ def namer(kind: FileKind, root: Path) -> Namer:
             known = folders[item.path] = (folder.resolve() if exists else folder, exists)
         return known
 
-    def names(item: pytest.Item) -> Iterator[tuple[str, str]]:
-        if kind.marker and not folder_of(item)[1] and item.get_closest_marker(kind.marker) is None:
+    def names(item: pytest.Item, marks: frozenset[str]) -> Iterator[tuple[str, str]]:
+        if kind.marker and kind.marker not in marks and not folder_of(item)[1]:
             return
         for name, why in kind.names(item):
             path = Path(name)
