@@ -26,7 +26,13 @@ def test_the_demo_sessions_end_as_described() -> None:
         timeout=300,
     )
     out = result.stdout
-    assert result.returncode == 0, out[-3000:] + result.stderr[-3000:]
+    # a session that ended otherwise than described: its banner and the lines that say why
+    said = [
+        line
+        for line in out.splitlines()
+        if line.startswith(("$ ", "FAILED", "ERROR", "E   ", "demo:")) or "Error" in line
+    ]
+    assert result.returncode == 0, "\n".join(said[:200]) + "\n" + result.stderr[-3000:]
     assert "demo: every session ended as expected" in out
     # the intended failure shows the diff a newcomer should see
     assert "+ location_code: 'location-999'" in out
