@@ -118,6 +118,14 @@ def _drop(item: pytest.Item, key: pytest.StashKey[Any]) -> None:
         del item.stash[key]
 
 
+def _forget(item: pytest.Item) -> None:
+    """After a test's last report: let go of what its phases shared (its scope, its evaluations
+    with their reports and trajectories, its counters), which the records now carry; items live
+    until the session ends, so a suite would otherwise keep every test's evaluations."""
+    for key in (_EVALUATIONS, _COUNTERS, _BASE_SCOPE):
+        _drop(item, key)
+
+
 def _nobody(evaluation: Evaluation) -> None:
     """The callback of a scope not yet given its phase's."""
 
@@ -486,6 +494,8 @@ class TrajectorySession:
             self._explain(call, report, evaluations)
         if call.when == "teardown" and self.tagged_groups is not None:
             self._tag(item, report)
+        if call.when == "teardown" and _ATTEMPT not in item.stash:
+            _forget(item)
 
     def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
         plugin = uses_plugin(item)

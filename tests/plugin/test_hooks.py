@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 HOOK_CONFTEST = """
@@ -133,4 +135,62 @@ def test_a_repeated_test_reaches_the_repeated_hook_once_with_its_statistics(
     # pass^2 from 3 of 4: C(3,2)/C(4,2) = 0.5
     assert lines == [
         "REPEATED test_agent exact_match 3/4 {'1': 0.75, '2': 0.5, '3': 0.25, '4': 0.0}"
+    ]
+
+
+def test_a_finished_test_keeps_none_of_its_evaluations(project: pytest.Pytester) -> None:
+    """Items live until the session ends: once a test's reports are made, the plugin lets go of
+    its evaluations (their reports, the trajectories they compared), whose records live on."""
+    project.makeconftest(
+        """
+        import gc, weakref
+
+        KEPT = []
+
+        def pytest_agenttraj_evaluated(item, result, record, evaluation):
+            KEPT.append((item.name, weakref.ref(evaluation), weakref.ref(evaluation.report)))
+
+        def pytest_runtest_logfinish(nodeid, location):
+            gc.collect()
+            alive = [name for name, *refs in KEPT if any(ref() is not None for ref in refs)]
+            print(f"ALIVE after {nodeid.split('::')[1]}: {alive}")
+        """
+    )
+    project.makepyfile(
+        """
+        import pytest
+        from pytest_agenttraj import assert_trajectory, exact_match
+
+        MESSAGES = [{"role": "user", "content": "q"}]
+
+        def test_first():
+            assert_trajectory(MESSAGES, MESSAGES, allow_empty=True)
+
+        @pytest.mark.trajectory(repeat=2)
+        def test_repeated():
+            exact_match(outputs=1, reference_outputs=1)
+
+        def test_last(assert_trajectory):
+            assert_trajectory(MESSAGES, MESSAGES, allow_empty=True)
+            assert exact_match(outputs=1, reference_outputs=2)["score"] is False
+        """
+    )
+    # in a process of its own: an in-process run records every hook call, arguments and all
+    result = project.runpytest_subprocess(
+        "-s", "-p", "no:randomly", "--trajectory-report=report.json"
+    )
+    result.assert_outcomes(passed=3)
+    alive = [line[line.index("ALIVE") :] for line in result.outlines if "ALIVE" in line]
+    assert alive == [
+        "ALIVE after test_first: []",
+        "ALIVE after test_repeated: []",
+        "ALIVE after test_last: []",
+    ]
+    # the records themselves are all there
+    records = json.loads((project.path / "report.json").read_text())["results"]
+    assert sorted((r["nodeid"].split("::")[1], r["key"]) for r in records) == [
+        ("test_first", "trajectory_strict_match"),
+        ("test_last", "exact_match"),
+        ("test_last", "trajectory_strict_match"),
+        ("test_repeated", "exact_match"),  # its attempts, as one result
     ]
