@@ -21,7 +21,8 @@ from pytest_agenttraj.core.graph import (
     match_graph_trajectories,
     read_graph_steps,
 )
-from pytest_agenttraj.core.graph.strict import strict_differences
+from pytest_agenttraj.core.graph.path import RawPath
+from pytest_agenttraj.core.graph.strict import explain_divergence, strict_sentence
 
 START = "__start__"
 # node1 -> node3 -> (node4 and node5 in one superstep) -> node6 -> node7
@@ -444,13 +445,12 @@ def test_the_strict_explanation_found_on_reading_is_the_one_found_at_once(
     eager: list[Any] = []
     sentences = []
     for invocation, (out, ref) in enumerate(zip(output, reference, strict=True)):
-        found, sentence = strict_differences(
-            invocation,
-            read_graph_steps({"steps": [out]}, "outputs")[0],
-            read_graph_steps({"steps": [ref]}, "reference_outputs")[0],
-        )
-        eager += found
-        sentences += [sentence] if sentence else []
+        out_path = RawPath.of(read_graph_steps({"steps": [out]}, "outputs")[0])
+        ref_path = RawPath.of(read_graph_steps({"steps": [ref]}, "reference_outputs")[0])
+        where, sentence = strict_sentence(invocation, out_path, ref_path)
+        if where is not None:
+            eager += explain_divergence(invocation, out_path, ref_path, where)
+            sentences.append(sentence)
     assert report.summary == (sentences[0] if sentences else None)
     assert report.differences == tuple(eager)
     assert report.matched == (not eager)

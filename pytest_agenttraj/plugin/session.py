@@ -85,8 +85,8 @@ trajectory test."""
 def uses_plugin(item: pytest.Item) -> bool:
     """Whether ``item`` requests one of this plugin's fixtures or carries its marker."""
     fixtures = getattr(item, "fixturenames", ())
-    return bool(PLUGIN_FIXTURES.intersection(fixtures)) or any(
-        item.get_closest_marker(name) is not None for name in PLUGIN_MARKERS
+    return bool(PLUGIN_FIXTURES.intersection(fixtures)) or not marker_names(item).isdisjoint(
+        PLUGIN_MARKERS
     )
 
 
@@ -499,7 +499,8 @@ class TrajectorySession:
 
     def _tag(self, item: pytest.Item, report: pytest.TestReport) -> None:
         plugin = uses_plugin(item)
-        groups = [g for g in self.tagged_groups or () if item.get_closest_marker(g) is not None]
+        marks = marker_names(item)
+        groups = [g for g in self.tagged_groups or () if g in marks]
         if plugin or groups:
             value = json.dumps({"uses_plugin": plugin, "groups": groups})
             report.user_properties.append((TEST_PROPERTY, value))

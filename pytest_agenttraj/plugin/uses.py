@@ -54,17 +54,10 @@ class UseDetector:
         self._modules: dict[str, bool] = {}
         self._files: dict[Path, frozenset[str]] = {}
 
-    def __call__(self, item: pytest.Item, *, marked: bool | None = None) -> bool:
-        """Whether ``item`` uses the plugin; ``marked``: whether it carries the ``trajectory``
-        marker, when the caller knows."""
-        if not self.fixtures.isdisjoint(getattr(item, "fixturenames", ())):
-            return True
-        if marked is None:
-            marked = any(
-                item.get_closest_marker(name) is not None
-                for name in ("trajectory", "simulation", "agent_cassette")
-            )
-        if marked:
+    def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
+        """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
+        markers (the caller has read them)."""
+        if marked or not self.fixtures.isdisjoint(getattr(item, "fixturenames", ())):
             return True
         if self._has_reference(item):
             return True

@@ -33,7 +33,7 @@ from .path import (
     read_graph_steps,
 )
 from .report import GraphDifference, GraphMatchReport
-from .strict import StrictDivergence, explain_divergence, strict_differences, strict_sentence
+from .strict import StrictDivergence, explain_divergence, strict_sentence
 
 __all__ = ["compare_graph_paths", "graph_steps_match", "match_graph_trajectories"]
 
@@ -49,7 +49,6 @@ def _subset(invocation: int, output: GraphPath, reference: GraphPath) -> Any:
 
 
 _CHECKS: dict[str, _Check] = {
-    "strict": strict_differences,
     "unordered": unordered_differences,
     "superset": _superset,
     "in_order": _superset,

@@ -25,8 +25,6 @@ __all__ = [
     "common_prefix",
     "common_suffix",
     "explain_divergence",
-    "raw_strict_differences",
-    "strict_differences",
     "strict_divergence",
     "strict_sentence",
 ]
@@ -365,21 +363,3 @@ def strict_sentence(
     if where is None:
         return None, None
     return where, f"invocation {invocation}: {legacy_sentence(output, reference, where)}"
-
-
-def raw_strict_differences(
-    invocation: int, output: RawPath, reference: RawPath
-) -> tuple[list[GraphDifference], str | None]:
-    """The differences of one invocation in strict mode and the comment's sentence (none on a
-    match): where the paths part, then the nodes that ran too few or too many times."""
-    where, sentence = strict_sentence(invocation, output, reference)
-    if where is None:
-        return [], None
-    return explain_divergence(invocation, output, reference, where), sentence
-
-
-def strict_differences(
-    invocation: int, output: GraphPath, reference: GraphPath
-) -> tuple[list[GraphDifference], str | None]:
-    """``raw_strict_differences`` for paths already read."""
-    return raw_strict_differences(invocation, RawPath.of(output), RawPath.of(reference))
