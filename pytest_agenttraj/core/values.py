@@ -26,6 +26,7 @@ __all__ = [
     "canonical",
     "diff_args",
     "holds_matcher",
+    "json_copy",
     "json_text",
     "lookup_path",
     "nesting_place",
@@ -222,6 +223,41 @@ def json_text(value: Any) -> str | None:
         return _encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class _NotPlain(Exception):
+    """A value a JSON round trip would change otherwise than a copy (an object it writes as
+    text, a subclass of a builtin, a key that is not text)."""
+
+
+def json_copy(value: Any) -> Any:
+    """What ``json.loads(json.dumps(value, default=str))`` returns, built by copying when
+    ``value`` holds only dicts with text keys, lists, tuples (which become lists) and JSON
+    scalars, exactly those types, and by the round trip otherwise. A result recorded in one
+    process equals the one sent from another, at a fraction of the cost."""
+    try:
+        return _plain_copy(value)
+    except (_NotPlain, RecursionError):
+        return json.loads(json.dumps(value, default=str))
+
+
+def _plain_copy(value: Any) -> Any:
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            out[key] = _plain_copy(item)
+        return out
+    if kind is list or kind is tuple:
+        return [_plain_copy(item) for item in value]
+    raise _NotPlain
 
 
 def same_value(one: Any, other: Any) -> bool:

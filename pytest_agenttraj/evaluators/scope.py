@@ -78,7 +78,8 @@ class TestScope:
     the run's cache of LLM judge answers (a ``pytest_agenttraj.evaluators.judges.JudgeCache``),
     for judges made with ``cache=True``; ``judge_timeout`` the run's bound in seconds on one
     judge model call (``0``: none; ``None``: the library's default), for judges made without
-    ``timeout=``."""
+    ``timeout=``. ``owner`` is the running test as its runner knows it (the plugin's pytest
+    item), for what the test set up and calls later, from wherever it is called."""
 
     on_evaluation: Callable[[Evaluation], None]
     mode: str = "strict"
@@ -92,6 +93,7 @@ class TestScope:
     judge_timeout: float | None = None
     ignore_keys: tuple[str, ...] = ()
     allow_empty: bool = False
+    owner: Any = None
 
     def with_callback(self, on_evaluation: Callable[[Evaluation], None]) -> TestScope:
         """This scope with another callback (made without the dataclass's checks: the plugin

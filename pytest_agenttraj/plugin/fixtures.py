@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..evaluators.scope import current_scope
 from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
 
@@ -28,15 +29,29 @@ __all__ = [
 ]
 
 
-def _settings(request: pytest.FixtureRequest) -> TrajectorySettings:
-    stored: TrajectorySettings | None = request.node.stash.get(ITEM_SETTINGS, None)
+def running_item(fixture: str) -> pytest.Item:
+    """The test setting up ``fixture``: the owner of the scope the plugin enters around the
+    setup of every test that requests one of its fixtures. The fixtures take no ``request``:
+    pytest makes a new fixture definition for each use of it, which costs more per test than
+    the evaluation itself."""
+    scope = current_scope()
+    item = None if scope is None else scope.owner
+    if not isinstance(item, pytest.Item):
+        raise RuntimeError(
+            f"the {fixture} fixture is set up only by a test that pytest-agenttraj runs"
+        )
+    return item
+
+
+def _settings(item: pytest.Item) -> TrajectorySettings:
+    stored: TrajectorySettings | None = item.stash.get(ITEM_SETTINGS, None)
     if stored is not None:
         return stored
-    return request.config.stash[SESSION_KEY].settings
+    return item.config.stash[SESSION_KEY].settings
 
 
 @pytest.fixture
-def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
+def trajectory_config() -> TrajectorySettings:
     """The trajectory settings in force for this test: marker > the header of the test's
     reference file > command line > ini > default.
 
@@ -51,16 +66,16 @@ def trajectory_config(request: pytest.FixtureRequest) -> TrajectorySettings:
             assert trajectory_config.mode == "unordered"
     """
     __tracebackhide__ = True
-    return _settings_with_header(request)
+    return settings_of(running_item("trajectory_config"))
 
 
-def _settings_with_header(request: pytest.FixtureRequest) -> TrajectorySettings:
-    """The test's settings with its reference file's header (what ``trajectory_config`` is)."""
+def settings_of(item: pytest.Item) -> TrajectorySettings:
+    """The settings of ``item`` with its reference file's header (what ``trajectory_config``
+    is)."""
     __tracebackhide__ = True
-    settings = _settings(request)
-    item = request.node
-    if not isinstance(item, pytest.Item) or (
-        settings.reference is None and "trajectory_reference" not in request.fixturenames
+    settings = _settings(item)
+    if settings.reference is None and "trajectory_reference" not in getattr(
+        item, "fixturenames", ()
     ):
         return settings
     from .reference_store import ItemReferences
@@ -70,7 +85,7 @@ def _settings_with_header(request: pytest.FixtureRequest) -> TrajectorySettings:
 
 
 @pytest.fixture
-def trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
+def trajectory_evaluator() -> Evaluator:
     """A trajectory match evaluator configured from this test's settings; every result is
     recorded against the test.
 
@@ -83,16 +98,14 @@ def trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
     from ..evaluators.trajectory import trajectory_faces
     from ..references import handle_file_reference
 
-    config = trajectory_config.match_config()
+    config = settings_of(running_item("trajectory_evaluator")).match_config()
     return trajectory_faces(
         config, origin="trajectory_evaluator", references=handle_file_reference
     )[0]
 
 
 @pytest.fixture
-def async_trajectory_evaluator(
-    trajectory_config: TrajectorySettings,
-) -> AsyncEvaluator:
+def async_trajectory_evaluator() -> AsyncEvaluator:
     """The awaitable twin of ``trajectory_evaluator``, for async tests (pytest-asyncio).
 
     Example::
@@ -104,14 +117,14 @@ def async_trajectory_evaluator(
     from ..evaluators.trajectory import trajectory_faces
     from ..references import handle_file_reference
 
-    config = trajectory_config.match_config()
+    config = settings_of(running_item("async_trajectory_evaluator")).match_config()
     return trajectory_faces(
         config, origin="async_trajectory_evaluator", references=handle_file_reference
     )[1]
 
 
 @pytest.fixture
-def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
+def graph_trajectory_evaluator() -> Evaluator:
     """A graph trajectory match evaluator in this test's mode (marker > command line > ini >
     strict); every result is recorded against the test. ``reference_outputs`` may also name a
     graph reference file in the test's ``trajectories/`` folder, whose ``mode`` applies unless
@@ -131,7 +144,8 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluat
     from ..references import handle_graph_file_reference
 
     try:
-        mode = check_graph_mode(trajectory_config.mode, where="mode")
+        settings = settings_of(running_item("graph_trajectory_evaluator"))
+        mode = check_graph_mode(settings.mode, where="mode")
     except ValueError as error:  # a message-trajectory mode that graph paths do not have
         pytest.fail(str(error), pytrace=False)
     return graph_faces(
@@ -140,7 +154,7 @@ def graph_trajectory_evaluator(trajectory_config: TrajectorySettings) -> Evaluat
 
 
 @pytest.fixture
-def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
+def trajectory_reference() -> ReferenceFile:
     """This test's reference file: the marker's ``reference=``, else ``<test name>.yaml``, in
     the ``trajectories/`` folder beside the test file. Pass it to ``assert_trajectory`` (or, for
     a graph reference file, to ``assert_graph_trajectory``); with ``--trajectory-update`` a
@@ -155,16 +169,15 @@ def trajectory_reference(request: pytest.FixtureRequest) -> ReferenceFile:
     __tracebackhide__ = True
     from .reference_store import ItemReferences
 
-    item = request.node
-    assert isinstance(item, pytest.Item)
-    return ItemReferences(item, _settings(request).reference, item.nodeid).resolve(None)
+    item = running_item("trajectory_reference")
+    return ItemReferences(item, _settings(item).reference, item.nodeid).resolve(None)
 
 
-@pytest.fixture(name="assert_trajectory")
-def assert_trajectory_fixture(request: pytest.FixtureRequest) -> Callable[..., EvaluatorResult]:
-    """``assert_trajectory(...)`` bound to this test's settings: returns the result on a match,
-    fails the test with a diff otherwise. It takes ``outputs``, ``reference_outputs`` and the
-    settings ``mode``, ``tool_args``, ``overrides``, ``ignore_keys`` and ``allow_empty`` (an
+@pytest.fixture(name="assert_trajectory", scope="session")
+def assert_trajectory_fixture(pytestconfig: pytest.Config) -> Callable[..., EvaluatorResult]:
+    """``assert_trajectory(...)`` bound to the running test's settings: returns the result on a
+    match, fails the test with a diff otherwise. It takes ``outputs``, ``reference_outputs`` and
+    the settings ``mode``, ``tool_args``, ``overrides``, ``ignore_keys`` and ``allow_empty`` (an
     empty reference fails unless allowed).
 
     Example::
@@ -172,8 +185,12 @@ def assert_trajectory_fixture(request: pytest.FixtureRequest) -> Callable[..., E
         def test_agent(assert_trajectory):
             assert_trajectory(result["messages"], reference)
     """
+    # One function for the whole run (a session fixture costs a test next to nothing): each
+    # call finds its test's settings in the test's scope, or, from a thread the test started,
+    # in the test the session is running.
     from ..assertions.trajectory import assert_trajectory, refuse_keywords
-    from ..evaluators.scope import current_scope
+
+    session = pytestconfig.stash[SESSION_KEY]
 
     def bound(
         outputs: Any,
@@ -189,16 +206,15 @@ def assert_trajectory_fixture(request: pytest.FixtureRequest) -> Callable[..., E
         __tracebackhide__ = True
         refuse_keywords("assert_trajectory", unknown)
         if current_scope() is None:  # e.g. called from a thread the test started
-            # the test's settings, as ``trajectory_config`` gives them; inside the test its
-            # scope holds them already, so the fixture itself reads nothing
-            trajectory_config = _settings_with_header(request)
-            mode = mode or trajectory_config.mode
-            tool_args = tool_args or trajectory_config.tool_args
-            overrides = overrides if overrides is not None else trajectory_config.overrides
+            item = session.running
+            settings = session.settings if item is None else settings_of(item)
+            mode = mode or settings.mode
+            tool_args = tool_args or settings.tool_args
+            overrides = overrides if overrides is not None else settings.overrides
             if ignore_keys is None:
-                ignore_keys = trajectory_config.ignore_keys
+                ignore_keys = settings.ignore_keys
             if allow_empty is None:
-                allow_empty = trajectory_config.allow_empty
+                allow_empty = settings.allow_empty
         return assert_trajectory(
             outputs,
             reference_outputs,
@@ -213,7 +229,7 @@ def assert_trajectory_fixture(request: pytest.FixtureRequest) -> Callable[..., E
 
 
 @pytest.fixture
-def simulate(request: pytest.FixtureRequest) -> Simulator:
+def simulate() -> Simulator:
     """Run a multi-turn conversation with an app: ``simulate(app, user)`` (a user function or a
     list of replies), ``simulate(app, steps=[...])`` (a scripted scenario) or
     ``simulate(app, persona=...)`` (an LLM-simulated user); ``await simulate.arun(...)`` in
@@ -231,6 +247,4 @@ def simulate(request: pytest.FixtureRequest) -> Simulator:
     """
     from .simulation import Simulator, simulation_settings
 
-    item = request.node
-    assert isinstance(item, pytest.Item)
-    return Simulator(simulation_settings(item))
+    return Simulator(simulation_settings(running_item("simulate")))

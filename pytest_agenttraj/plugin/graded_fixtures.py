@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .fixtures import running_item, settings_of
 from .session import SESSION_KEY
 from .settings import TrajectorySettings
 
@@ -38,7 +39,7 @@ def _graded(settings: TrajectorySettings, kind: str) -> Evaluator:
 
 
 @pytest.fixture
-def tool_call_accuracy_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
+def tool_call_accuracy_evaluator() -> Evaluator:
     """A ``tool_call_accuracy`` evaluator (strict order) with this test's args rules
     (``tool_args``, ``overrides``); a result passes at the marker's ``min_score`` (default 1).
 
@@ -48,11 +49,11 @@ def tool_call_accuracy_evaluator(trajectory_config: TrajectorySettings) -> Evalu
         def test_agent(tool_call_accuracy_evaluator):
             tool_call_accuracy_evaluator(outputs=messages, reference_outputs=expected_calls)
     """
-    return _graded(trajectory_config, "tool_call_accuracy")
+    return _graded(settings_of(running_item("tool_call_accuracy_evaluator")), "tool_call_accuracy")
 
 
 @pytest.fixture
-def tool_call_f1_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
+def tool_call_f1_evaluator() -> Evaluator:
     """A ``tool_call_f1`` evaluator with this test's args rules; a result passes at the
     marker's ``min_score`` (default 1).
 
@@ -62,11 +63,11 @@ def tool_call_f1_evaluator(trajectory_config: TrajectorySettings) -> Evaluator:
             result = tool_call_f1_evaluator(outputs=messages, reference_outputs=reference)
             assert result["metadata"]["recall"] == 1.0
     """
-    return _graded(trajectory_config, "tool_call_f1")
+    return _graded(settings_of(running_item("tool_call_f1_evaluator")), "tool_call_f1")
 
 
 @pytest.fixture
-def judge_cache(request: pytest.FixtureRequest) -> JudgeCache | None:
+def judge_cache() -> JudgeCache | None:
     """The run's cache of LLM judge answers (in pytest's cache directory, mode from
     ``--trajectory-judge-cache``), or ``None`` when pytest's cache plugin is off.
 
@@ -75,7 +76,7 @@ def judge_cache(request: pytest.FixtureRequest) -> JudgeCache | None:
         def test_agent(judge_cache):
             judge = create_trajectory_llm_as_judge(judge=model, cache=judge_cache)
     """
-    cache: JudgeCache | None = request.config.stash[SESSION_KEY].judge_cache
+    cache: JudgeCache | None = running_item("judge_cache").config.stash[SESSION_KEY].judge_cache
     return cache
 
 

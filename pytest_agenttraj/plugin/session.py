@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+from ..core.values import json_copy
 from ..evaluators.result import evaluator_family, result_passed
 from ..evaluators.scope import Evaluation, TestScope, scope_provider, test_scope
 from .collection import marker_names
@@ -126,6 +127,21 @@ def _forget(item: pytest.Item) -> None:
         _drop(item, key)
 
 
+class _Carried:
+    """A record on a report of this process (see ``TrajectorySession.attach``); shown as the
+    JSON text a worker's report would carry, should anything read it before it is taken."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.record = record
+
+    def __str__(self) -> str:
+        return json.dumps(self.record)
+
+    __repr__ = __str__
+
+
 def _nobody(evaluation: Evaluation) -> None:
     """The callback of a scope not yet given its phase's."""
 
@@ -173,6 +189,9 @@ class TrajectorySession:
         self._items: dict[str, pytest.Item] = {}
         self._collected: list[pytest.Item] = []
         self._late: tuple[str, TestScope] | None = None
+        self.running: pytest.Item | None = None
+        """The test whose phase began last, of those doing per-test work here."""
+        self._templates: dict[tuple[int, bool], tuple[TrajectorySettings, TestScope]] = {}
         self._thread = threading.get_ident()
         self._remove_provider: Callable[[], None] | None = None
 
@@ -313,8 +332,15 @@ class TrajectorySession:
         _drop(item, _BASE_SCOPE)
 
     def attach(self, report: pytest.TestReport, records: Sequence[Mapping[str, Any]]) -> None:
+        """Put ``records`` on ``report``: as JSON text in a pytest-xdist worker, whose reports
+        travel to the controller; elsewhere as what that text would read back to (a copy, made
+        without writing and parsing the text), for this process's ``take_records``."""
+        if self.is_worker:
+            for record in records:
+                report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
+            return
         for record in records:
-            report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
+            report.user_properties.append((PROPERTY, _Carried(json_copy(record))))
 
     def _scope(self, item: pytest.Item, phase: str) -> TestScope:
         """The test's scope for ``phase``: what the phases share is made once per test (and
@@ -326,6 +352,21 @@ class TrajectorySession:
 
     def _base_scope(self, item: pytest.Item) -> TestScope:
         settings = self.settings_for(item)
+        # a test replaying its model calls replays its judges' too: a cached answer would
+        # leave a recorded call unused
+        replays = _CASSETTE in getattr(item, "fixturenames", ())
+        key = (id(settings), replays)
+        known = self._templates.get(key)
+        if known is None or known[0] is not settings:
+            known = self._templates[key] = (settings, self._template(settings, replays))
+        scope = object.__new__(TestScope)  # the template's values; no checks to run again
+        scope.__dict__.update(known[1].__dict__)
+        scope.__dict__["references"] = ItemReferences(item, settings.reference, self._writer(item))
+        scope.__dict__["owner"] = item
+        return scope
+
+    def _template(self, settings: TrajectorySettings, replays: bool) -> TestScope:
+        """What the scopes of the tests with ``settings`` share (most tests share the run's)."""
         return TestScope(
             on_evaluation=_nobody,
             mode=settings.mode,
@@ -335,13 +376,8 @@ class TrajectorySession:
             overrides=settings.overrides,
             verbose=self.config.get_verbosity(),
             marker_keys=frozenset(k for k, v in settings.sources.items() if v == "marker"),
-            references=ItemReferences(item, settings.reference, self._writer(item)),
             min_score=settings.min_score,
-            # a test replaying its model calls replays its judges' too: a cached answer
-            # would leave a recorded call unused
-            judge_cache=None
-            if _CASSETTE in getattr(item, "fixturenames", ())
-            else self.judge_cache,
+            judge_cache=None if replays else self.judge_cache,
             judge_timeout=self.judge_timeout,
             ignore_keys=settings.ignore_keys,
             allow_empty=settings.allow_empty,
@@ -364,6 +400,7 @@ class TrajectorySession:
         """The body of the ``pytest_runtest_<phase>`` wrappers: the test's scope around the
         phase, then its tool-usage rules settled."""
         __tracebackhide__ = True
+        self.running = item
         if phase == "setup":
             error = item.stash.get(_SETTING_ERROR, None)
             if error is not None:
@@ -540,7 +577,9 @@ class TrajectorySession:
         one else's (the JUnit XML shows readable properties instead)."""
         kept = []
         for name, value in report.user_properties:
-            if name not in _INTERNAL or not isinstance(value, str):
+            if type(value) is _Carried:
+                self.config.hook.pytest_agenttraj_record(config=self.config, record=value.record)
+            elif name not in _INTERNAL or not isinstance(value, str):
                 kept.append((name, value))
             elif name == PROPERTY:
                 self.config.hook.pytest_agenttraj_record(

@@ -90,13 +90,50 @@ def test_sync_fixtures(project: pytest.Pytester) -> None:
     project.runpytest().assert_outcomes(passed=1)
 
 
+def test_the_assertion_fixture_called_from_a_thread_keeps_the_tests_settings(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        """
+        import threading
+        import pytest
+        from conftest import with_code
+
+        def in_thread(function, *args):
+            outcome = []
+            def run():
+                try:
+                    outcome.append(function(*args)["score"])
+                except AssertionError as error:
+                    outcome.append(type(error).__name__)
+            thread = threading.Thread(target=run)
+            thread.start()
+            thread.join()
+            return outcome[0]
+
+        @pytest.mark.trajectory(tool_args="ignore")
+        def test_marked(reference, assert_trajectory):
+            assert in_thread(assert_trajectory, with_code("location-999"), reference) is True
+
+        def test_unmarked(reference, assert_trajectory):
+            outcome = in_thread(assert_trajectory, with_code("location-999"), reference)
+            assert outcome == "TrajectoryMismatch"
+        """
+    )
+    project.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+
+
 def test_fixtures_are_documented(project: pytest.Pytester) -> None:
     result = project.runpytest("--fixtures")
     documented = [
         ("trajectory_config -- *", "*marker > the header of the test's*"),
         ("trajectory_evaluator -- *", "*configured from this test's settings*"),
         ("async_trajectory_evaluator -- *", "*awaitable twin*"),
-        ("assert_trajectory -- *", "*to this test's settings: returns the result on a match*"),
+        # one function for the run: a session fixture costs a test next to nothing
+        (
+            "assert_trajectory [[]session scope[]] -- *",
+            "*bound to the running test's settings: returns the result on a",
+        ),
         ("trajectory_reference -- *", "*the marker's ``reference=``*"),
     ]
     for name, doc in documented:  # in whatever order pytest lists them

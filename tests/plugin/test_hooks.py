@@ -194,3 +194,57 @@ def test_a_finished_test_keeps_none_of_its_evaluations(project: pytest.Pytester)
         ("test_last", "trajectory_strict_match"),
         ("test_repeated", "exact_match"),  # its attempts, as one result
     ]
+
+
+def test_a_serial_run_hands_over_the_records_an_xdist_run_sends(project: pytest.Pytester) -> None:
+    """In one process the records are copied onto the reports, not written as JSON and read
+    back as a worker's are: the hook sees the same values either way (lists for tuples, text
+    for other objects), what a report's HTML detail adds included."""
+    from tests.plugin.conftest import PROJECT_CONFTEST
+
+    project.makeconftest(
+        PROJECT_CONFTEST
+        + """
+from decimal import Decimal
+
+def pytest_agenttraj_evaluated(record):
+    record["annotation"] = (1, Decimal("2.5"), {"tags": ("slow",)})  # what a user might add
+
+def pytest_agenttraj_record(config, record):
+    record = {k: v for k, v in record.items() if k != "duration_s"}
+    with open(f"records-{config.getoption('numprocesses', None)}.txt", "a") as stream:
+        stream.write(repr(sorted(record.items())) + "\\n")
+"""
+    )
+    project.makepyfile(
+        """
+        import pytest
+        from pytest_agenttraj import assert_trajectory, create_tool_call_f1_evaluator, exact_match
+        from conftest import with_code
+
+        @pytest.mark.trajectory(mode="unordered", ignore_keys=["id"], required=["get_weather"],
+                                overrides={"get_weather": lambda a, b: True})
+        def test_marked(reference, trajectory_evaluator):
+            trajectory_evaluator(outputs=with_code("location-999"), reference_outputs=reference)
+
+        def test_fails(reference):
+            assert_trajectory(with_code("location-999"), reference)
+
+        def test_graded(reference):
+            create_tool_call_f1_evaluator()(outputs=with_code("location-999"),
+                                            reference_outputs=reference)
+
+        @pytest.mark.parametrize("value", [(1, 2), {"when": 1.5}])
+        def test_values(value):
+            exact_match(outputs=value, reference_outputs=value)
+        """
+    )
+    # with a report asked for, each record carries what the HTML page draws of its result
+    report = "--trajectory-report=report.json"
+    project.runpytest("-p", "no:randomly", report).assert_outcomes(passed=4, failed=1)
+    project.runpytest("-p", "no:randomly", report, "-n", "2").assert_outcomes(passed=4, failed=1)
+    serial = sorted((project.path / "records-None.txt").read_text().splitlines())
+    xdist = sorted((project.path / "records-2.txt").read_text().splitlines())
+    assert len(serial) == 6
+    assert all("('annotation', [1, '2.5', {'tags': ['slow']}])" in line for line in serial)
+    assert serial == xdist
