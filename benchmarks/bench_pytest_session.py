@@ -17,7 +17,11 @@ variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarde
      score asserted, as teams do today.
 
    Cost per test = (median session time - median ``plain`` time) / 1,000; the ratio
-   ``openevals / ours`` has the target at least 3x. Serially and under ``-n 2``.
+   ``openevals / ours`` has the target at least 3x. Serially and under ``-n 2``. Serial runs
+   also give the median time of one test inside its session, setup to teardown (timed by the
+   projects' conftest, see ``_test_timer.py``), over the plain tests': what a typical test
+   costs, without the start-up and exit that move a session's time between runs, and without
+   what only the first test pays.
 
 Medians of ``--runs`` interleaved runs (default 9 for case 1, 7 for case 2); the interquartile
 range is printed so that a noisy machine shows. Bytecode is cached in a temporary
@@ -40,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 
+from _test_timer import CONFTEST as TIMER_CONFTEST, TIMES_FILE, read_test_times
 from bench_startup import child_env, header_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +62,7 @@ CONFTEST = f"""
 import sys
 
 sys.path.insert(0, {str(EXAMPLES)!r})
+{TIMER_CONFTEST}
 """
 
 # The weather agent's run, made once per test module by a real create_agent agent; its
@@ -93,10 +99,12 @@ BODIES = {
 
 @dataclass(frozen=True)
 class Timing:
-    """Wall and CPU seconds (the child's user + system) of one session."""
+    """Wall and CPU seconds (the child's user + system) of one session, and the median time of
+    one of its tests inside the session (setup to teardown; 0 where not measured)."""
 
     wall: float
     cpu: float
+    test: float = 0.0
 
 
 def write_project(root: Path, files: int, per_file: int, variant: str | None) -> None:
@@ -116,6 +124,8 @@ def write_project(root: Path, files: int, per_file: int, variant: str | None) ->
 
 def run_session(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Timing:
     """One pytest session; a failing one aborts the benchmark (it measured nothing)."""
+    times = cwd / TIMES_FILE
+    times.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
@@ -124,7 +134,7 @@ def run_session(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Timin
     if done.returncode != 0:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu)
+    return Timing(wall, cpu, read_test_times(cwd)[0] if times.exists() else 0.0)
 
 
 def interleaved(
@@ -207,6 +217,13 @@ def case_evaluations(
         print(f"  {what}, cost per test over plain: {', '.join(parts)}")
         for ours in ("fixture", "function"):
             print(f"    openevals / {ours}: {ratio_text(peer, cost[ours])}")
+    if not workers:  # a worker's tests are timed in the worker, not here
+        floor = median(timings["plain"], "test")
+        cost = {v: median(timings[v], "test") - floor for v in BODIES if v != "plain"}
+        parts = [f"{v} {c * 1e6:.0f} us" for v, c in cost.items()]
+        print(f"  a test's median time in its session, over plain: {', '.join(parts)}")
+        for ours in ("fixture", "function"):
+            print(f"    openevals / {ours}: {ratio_text(cost['openevals'], cost[ours])}")
 
 
 def ratio_text(peer: float, ours: float) -> str:

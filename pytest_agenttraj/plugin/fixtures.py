@@ -174,7 +174,7 @@ def trajectory_reference() -> ReferenceFile:
 
 
 @pytest.fixture(name="assert_trajectory", scope="session")
-def assert_trajectory_fixture(pytestconfig: pytest.Config) -> Callable[..., EvaluatorResult]:
+def assert_trajectory_fixture() -> Callable[..., EvaluatorResult]:
     """``assert_trajectory(...)`` bound to the running test's settings: returns the result on a
     match, fails the test with a diff otherwise. It takes ``outputs``, ``reference_outputs`` and
     the settings ``mode``, ``tool_args``, ``overrides``, ``ignore_keys`` and ``allow_empty`` (an
@@ -185,12 +185,13 @@ def assert_trajectory_fixture(pytestconfig: pytest.Config) -> Callable[..., Eval
         def test_agent(assert_trajectory):
             assert_trajectory(result["messages"], reference)
     """
-    # One function for the whole run (a session fixture costs a test next to nothing): each
+    # One function for the whole run (a session fixture costs a test next to nothing, if it
+    # requests no other fixture: pytest would add a finalizer to that one for every test): each
     # call finds its test's settings in the test's scope, or, from a thread the test started,
     # in the test the session is running.
     from ..assertions.trajectory import assert_trajectory, refuse_keywords
 
-    session = pytestconfig.stash[SESSION_KEY]
+    session = running_item("assert_trajectory").config.stash[SESSION_KEY]
 
     def bound(
         outputs: Any,
