@@ -29,10 +29,11 @@ timed is everything but the model's thinking.
    ``agentevals`` the same tests judged by agentevals. The judging's cost is a session's median
    time minus the floor's (and, as a check on a loaded machine, the fastest run's: the least
    disturbed); target: the second run's at most a third of the first's. The same is printed
-   from the time the tests themselves took (pytest's run of each test, setup to teardown,
-   summed in the session by the projects' conftest), which leaves out the interpreter's
-   start-up and exit: a few hundred milliseconds that move between runs by as much as the
-   whole judging costs, and that neither run spends on judging.
+   from the median time of one test inside its session (setup to teardown, timed by the
+   projects' conftest: ``_test_timer.py``), which leaves out the interpreter's start-up and
+   exit (a few hundred milliseconds that move between runs by as much as the whole judging
+   costs, and that neither run spends on judging) and what only the first judged test pays
+   (loading the judges' modules).
 
 The machine may be shared: a ratio moves with the load, compare ratios from one run, never
 times across runs. The exit status is 0 whatever the numbers.
@@ -57,6 +58,7 @@ from time import perf_counter, process_time
 from typing import Any
 
 from _instant_model import instant_model
+from _test_timer import CONFTEST as TIMER_CONFTEST, read_test_times
 from bench_startup import child_env, header_line
 
 BENCHMARKS = Path(__file__).resolve().parent
@@ -160,29 +162,12 @@ def case_per_judgment(rounds: int, per_block: int) -> None:
 # --------------------------------------------------------------------------- 2. pytest sessions
 
 INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-PROTOCOL_FILE = "protocol_seconds.txt"
 
 CONFTEST = f"""
 import sys
-import time
-
-import pytest
 
 sys.path[:0] = [{str(EXAMPLES)!r}, {str(BENCHMARKS)!r}]
-SPENT = [0.0]
-
-
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item, nextitem):
-    started = time.perf_counter()
-    try:
-        return (yield)
-    finally:
-        SPENT[0] += time.perf_counter() - started
-
-
-def pytest_unconfigure(config):
-    (config.rootpath / {PROTOCOL_FILE!r}).write_text(repr(SPENT[0]))
+{TIMER_CONFTEST}
 """
 
 HEAD = """
@@ -224,9 +209,9 @@ def write_project(root: Path, variant: str, files: int, per_file: int) -> None:
 
 
 def run_session(cwd: Path, env: Mapping[str, str], expect: str = "") -> tuple[float, float, float]:
-    """Wall and CPU seconds of one pytest session, and the seconds its tests took (their
-    protocols, as the conftest summed them); a failing session, or one whose output lacks
-    ``expect``, aborts the benchmark."""
+    """Wall and CPU seconds of one pytest session, and the median time of one of its tests in
+    it (setup to teardown, see ``_test_timer.py``); a failing session, or one whose output
+    lacks ``expect``, aborts the benchmark."""
     argv = [sys.executable, "-m", "pytest", "-q", "--trajectory-judge-cache=use"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = perf_counter()
@@ -236,7 +221,7 @@ def run_session(cwd: Path, env: Mapping[str, str], expect: str = "") -> tuple[fl
     if done.returncode != 0 or expect not in done.stdout:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, float((cwd / PROTOCOL_FILE).read_text())
+    return wall, cpu, read_test_times(cwd)[0]
 
 
 def _cache_entries(project: Path) -> int:
@@ -274,18 +259,18 @@ def case_sessions(base: Path, env: Mapping[str, str], runs: int, tests: int) -> 
         if round_number:
             for label, timing in taken.items():
                 samples[label].append(timing)
-    for what, index, pick in (
-        ("wall", 0, statistics.median),
-        ("cpu", 1, statistics.median),
-        ("wall, fastest run", 0, min),
-        ("the tests' own time (setup to teardown, summed)", 2, statistics.median),
+    for what, index, pick, tests_in in (
+        ("wall", 0, statistics.median, count),
+        ("cpu", 1, statistics.median, count),
+        ("wall, fastest run", 0, min, count),
+        ("a test's median time in its session (setup to teardown)", 2, statistics.median, 1),
     ):
         medians = {label: pick(t[index] for t in v) for label, v in samples.items()}
         floor = medians["floor"]
         cost = {label: medians[label] - floor for label in ("agentevals", "first", "second")}
-        shown = ", ".join(f"{label} {medians[label]:.3f} s" for label in medians)
+        shown = ", ".join(f"{label} {medians[label] * 1e3:.3f} ms" for label in medians)
         print(f"  {what}: {shown}")
-        per_test = ", ".join(f"{label} {c / count * 1e6:.0f} µs" for label, c in cost.items())
+        per_test = ", ".join(f"{label} {c / tests_in * 1e6:.0f} µs" for label, c in cost.items())
         print(f"    judging per test over the floor: {per_test}")
         if cost["second"] <= 0:
             print("    first / second: n/a (the second run's cost is within the floor's noise)")
