@@ -26,6 +26,7 @@ from pytest_agenttraj import (
 )
 from pytest_agenttraj.core.compare import compare_trajectories
 from pytest_agenttraj.core.matching.rules import make_config
+from pytest_agenttraj.render import render_text
 
 _ARGS = [{}, {"city": "SF"}, {"city": "NYC", "days": [1, 2]}, {"q": {"deep": True}}]
 # how a call's arguments are written: compact or spaced JSON (same value, other text), with
@@ -181,6 +182,25 @@ def test_sides_of_both_forms_are_built_and_judged_as_the_normaliser_does(
     _check_agrees(*sides, mode, args_mode)
 
 
+def _problems(report: MatchReport) -> list[tuple[Any, ...]]:
+    """What a report says of each problem: its text, the messages it marks, and for a call the
+    call and the one set beside it (where each stands, and its arguments)."""
+
+    def place(ref: Any) -> Any:
+        return None if ref is None else (ref.message, ref.position, ref.call)
+
+    return [
+        (
+            p.kind,
+            p.text,
+            p.output_index,
+            p.reference_index,
+            None if p.call is None else (place(p.call.call), place(p.call.closest), p.call.diffs),
+        )
+        for p in report.problems
+    ]
+
+
 def _check_agrees(outputs: list[Any], reference: list[Any], mode: str, args_mode: str) -> None:
     """The fast path's report (or error) is the general path's: the same verdict, problems,
     trajectories and, for a match it proved, pairs the rules allow."""
@@ -193,12 +213,13 @@ def _check_agrees(outputs: list[Any], reference: list[Any], mode: str, args_mode
         return
     assert not isinstance(report, TrajectoryFormatError)
     assert report.matched == expected.matched
-    assert [p.text for p in report.problems] == [p.text for p in expected.problems]
+    assert _problems(report) == _problems(expected)
     assert report.output == expected.output
     assert report.reference == expected.reference
     pairs = [(o.message, o.position, r.message, r.position) for o, r in report.pairs]
     if not expected.matched:  # the same matcher on the same trajectories: the same pairs
         assert pairs == [(o.message, o.position, r.message, r.position) for o, r in expected.pairs]
+        assert render_text(report, verbose=1) == render_text(expected, verbose=1)
         return
     # a match the fast path proved: equal calls may pair with another of their equals, as long
     # as every pair is one the rules allow and as many calls pair
@@ -257,3 +278,62 @@ def test_arguments_that_are_not_one_object_are_named_by_the_normaliser() -> None
         compare_trajectories(good, bad, make_config("unordered", "exact"))
     assert caught.value.side == "reference_outputs"
     assert caught.value.index == 0
+
+
+@st.composite
+def _chat_call_sides(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Two chat-dict sides whose calls' arguments are texts, the reference mostly the output's
+    calls again (some the very same texts, some the same values written otherwise), shuffled,
+    with calls changed, dropped or added: what ``failing_calls`` compares."""
+    texts = st.one_of(
+        st.sampled_from(_ARGS).map(json.dumps),
+        st.sampled_from(_ARGS).map(lambda a: json.dumps(a, separators=(",", ":"))),
+    )
+    calls = draw(st.lists(st.tuples(st.sampled_from(["a", "b"]), texts), min_size=1, max_size=8))
+    others = draw(st.lists(st.tuples(st.sampled_from(["a", "b"]), texts), max_size=3))
+    kept = draw(st.lists(st.booleans(), min_size=len(calls), max_size=len(calls)))
+    reference = [call for call, keep in zip(calls, kept, strict=True) if keep] + others
+    reference = draw(st.permutations(reference))
+
+    def side(made: list[tuple[str, str]]) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+        for number, (name, text) in enumerate(made):
+            call = {"id": f"c{number}", "function": {"name": name, "arguments": text}}
+            messages.append({"role": "assistant", "tool_calls": [call]})
+            messages.append({"role": "tool", "content": "ok", "tool_call_id": f"c{number}"})
+        return messages
+
+    return side(calls), side(list(reference))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sides=_chat_call_sides(), mode=st.sampled_from(["unordered", "subset", "superset"]))
+def test_calls_compared_without_building_the_sides_are_judged_as_the_general_path_does(
+    sides: tuple[list[Any], list[Any]], mode: str
+) -> None:
+    """A failing comparison of calls only under exact args pairs the very same texts first and
+    parses only the calls left over: the same verdict, problems, pairs and trajectories."""
+    _check_agrees(*sides, mode, "exact")
+
+
+def test_a_long_failing_comparison_of_calls_builds_neither_side() -> None:
+    from pytest_agenttraj.core import fastpath
+
+    def side(values: list[int]) -> list[dict[str, Any]]:
+        return [
+            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}
+            for text in (json.dumps({"n": n}) for n in values)
+        ]
+
+    outputs, reference = side([*range(999), -1]), side(list(range(1000)))
+    config = make_config("unordered", "exact")
+    report = fastpath.failing_calls(
+        outputs, reference, fastpath.decide(outputs, reference, config), config
+    )
+    assert report is not None
+    assert isinstance(report.sides, fastpath.DeferredSides)
+    assert [p.text for p in report.problems] == [
+        "message 999: tool call 'f' args differ (exact): n expected 999, got -1"
+    ]
+    assert len(report.pairs) == 999
+    _check_agrees(outputs, reference, "unordered", "exact")

@@ -54,6 +54,9 @@ def compare_trajectories(outputs: Any, reference_outputs: Any, config: MatchConf
             walked = fastpath.decide(outputs, reference_outputs, config)
             if walked.report is not None:
                 return walked.report
+            lean = fastpath.failing_calls(outputs, reference_outputs, walked, config)
+            if lean is not None:
+                return lean
             memo: Memo = {}  # both sides share parsed arguments
             output = fastpath.build(outputs, walked.output, "outputs", memo)
             reference = fastpath.build(

@@ -1,6 +1,8 @@
 """The one fast path: passing evaluations of plain chat dicts and LangChain messages decided
-without building either trajectory. Everything here is an optimisation; the general normaliser
-and matcher decide every case alone, and a property test checks that both agree.
+without building either trajectory, and failing comparisons of calls only (``failing_calls``)
+explained building only the calls that did not pair by their texts. Everything here is an
+optimisation; the general normaliser and matcher decide every case alone, and property tests
+check that both agree.
 
 When it applies (``applies``): both sides are lists of *plain messages*: chat dicts with a known
 role, text content and tool calls (only on assistant messages) in OpenAI's ``function`` form with
@@ -35,17 +37,18 @@ not exactly one JSON object, goes to the general normaliser, which names the err
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .matching.report import FlatPairs, MatchReport
+from .matching.report import CallRef, FlatPairs, MatchReport
 from .matching.rules import MatchConfig
 from .model import Message, ToolCall, Trajectory
 from .normalize import Memo, chat, langchain, to_trajectory
 from .normalize.fields import Skeleton, memo_object, scan_object
 from .values import canonical, holds_matcher
 
-__all__ = ["DeferredSides", "Walked", "applies", "build", "decide"]
+__all__ = ["DeferredSides", "Walked", "applies", "build", "decide", "failing_calls"]
 
 
 def applies(config: MatchConfig) -> bool:
@@ -403,3 +406,141 @@ class DeferredSides:
         self._items = ([], [])
         self._built = state
         self.reference_matchers = True
+
+
+_CALL_MODES = ("unordered", "subset", "superset")
+
+
+def failing_calls(
+    outputs: Any, reference_outputs: Any, walked: Walked, config: MatchConfig
+) -> MatchReport | None:
+    """The report of a comparison of calls only (unordered, subset, superset) under exact
+    args that ``decide`` could not pass, made without building either trajectory.
+
+    The general matcher pairs first the calls of one tool that share one parsed dict (equal
+    arguments texts), in order, then the rest by value: here the first pairing is made from
+    the texts, and only the calls it leaves are parsed and handed to the general matcher,
+    which pairs and explains them as it would (the paired calls it may name as the closest
+    are parsed when it asks). Every other text is parsed once to check it is one JSON object,
+    and dropped. The sides stay deferred, built when a caller reads them. ``None`` where this
+    does not apply or a text is not one JSON object (the general path names it).
+    """
+    output, reference = walked.output, walked.reference
+    if (
+        output is None
+        or reference is None
+        or config.mode not in _CALL_MODES
+        or config.tool_args != "exact"
+        or config.overrides
+        or config.ignore_keys
+        or not (output.texts_only and reference.texts_only)
+        or (not config.allow_empty and _maybe_vacuous(output, reference, config.mode))
+    ):
+        return None
+    from .matching.calls import pair_calls
+    from .matching.explain import call_problems
+
+    partner, _ = _pair_equal_keys(
+        list(zip(output.names, output.args, strict=True)),
+        list(zip(reference.names, reference.args, strict=True)),
+    )
+    if not _all_objects([text for text, j in zip(output.args, partner, strict=True) if j != -1]):
+        return None
+    memo: Memo = {}
+    out_side = _CallSide(outputs, output, memo)
+    ref_side = _CallSide(reference_outputs, reference, memo)
+    paired_refs = set(partner)
+    lone_out = out_side.refs(i for i, j in enumerate(partner) if j == -1)
+    lone_ref = ref_side.refs(j for j in range(len(reference.args)) if j not in paired_refs)
+    if lone_out is None or lone_ref is None:
+        return None
+    paired, lone_out, lone_ref = pair_calls(lone_out, lone_ref, config)
+    for out, ref in paired:
+        partner[out_side.index(out)] = ref_side.index(ref)
+    taken = (_Taken(out_side, partner, None), _Taken(ref_side, partner, partner))
+    problems = call_problems(
+        [],
+        lone_out,
+        lone_ref,
+        config.mode in ("unordered", "subset"),
+        config.mode in ("unordered", "superset"),
+        config,
+        taken=taken,
+    )
+    sides = DeferredSides(outputs, reference_outputs, reference_matchers=False)
+    return MatchReport(config, sides, not problems, tuple(problems), FlatPairs(sides, partner))
+
+
+class _CallSide:
+    """One walked side's calls made one at a time, from the skeleton and the messages: where
+    each stands (its message and its place there), its name, its parsed arguments (through the
+    evaluation's memo) and its id, as the trajectory built from the skeleton holds them."""
+
+    __slots__ = ("_indices", "items", "memo", "skeleton", "starts")
+
+    def __init__(self, items: list[Any], skeleton: Skeleton, memo: Memo) -> None:
+        self.items, self.skeleton, self.memo = items, skeleton, memo
+        self.starts: list[int] = []  # the flat index of each calling message's first call
+        first = 0
+        for count in skeleton.call_counts:
+            self.starts.append(first)
+            first += count
+        self._indices: dict[int, int] = {}  # id of a made CallRef -> its flat index
+
+    def ref(self, index: int) -> CallRef | None:
+        """The call at flat ``index``; ``None`` where the normaliser must decide."""
+        row = bisect_right(self.starts, index) - 1
+        return self._make(index, row)
+
+    def refs(self, indices: Iterable[int]) -> list[CallRef] | None:
+        """The calls at ``indices`` (ascending), as ``ref`` makes them; ``None`` as there."""
+        made = []
+        starts, row, last = self.starts, 0, len(self.starts) - 1
+        for index in indices:
+            while row < last and starts[row + 1] <= index:
+                row += 1
+            call = self._make(index, row)
+            if call is None:
+                return None
+            made.append(call)
+        return made
+
+    def _make(self, index: int, row: int) -> CallRef | None:
+        skeleton = self.skeleton
+        message, position = skeleton.call_rows[row], index - self.starts[row]
+        item = self.items[message]
+        is_dict = type(item) is dict
+        raw = (item if is_dict else item.__dict__)["tool_calls"][position]
+        args = memo_object(skeleton.args[index], self.memo)
+        if type(raw) is not dict or args is None:
+            return None
+        text = chat.optional_str if is_dict else langchain.optional_str
+        call = _new(ToolCall, (skeleton.names[index], args, text(raw.get("id"))))
+        made: CallRef = _new(CallRef, (message, position, call))
+        self._indices[id(made)] = index
+        return made
+
+    def index(self, call: CallRef) -> int:
+        """The flat index of a call this side made."""
+        return self._indices[id(call)]
+
+
+class _Taken:
+    """The calls of one side that paired, by tool name, in the order of the pairs (the output
+    calls' order), each made when the explanation reads it (see ``call_problems``)."""
+
+    __slots__ = ("partner", "side", "which")
+
+    def __init__(self, side: _CallSide, partner: list[int], which: list[int] | None) -> None:
+        self.side, self.partner, self.which = side, partner, which
+
+    def all(self, name: str) -> Iterator[CallRef]:
+        names = self.side.skeleton.names
+        for i, j in enumerate(self.partner):
+            if j == -1:
+                continue
+            index = i if self.which is None else j
+            if names[index] == name:
+                call = self.side.ref(index)
+                if call is not None:
+                    yield call

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ..model import Message, ToolCall
 from ..values import MISSING, ArgDiff, safe_repr
@@ -16,6 +16,7 @@ from .rules import ArgsRule, MatchConfig
 
 __all__ = [
     "EXPLAINED",
+    "Taken",
     "call_problems",
     "call_text",
     "describe_message",
@@ -156,6 +157,12 @@ class _Pool:
         self.claimed[call.call.name].append(call)
 
 
+class Taken(Protocol):
+    """The calls of one side that paired, by tool name (in the order of the pairs)."""
+
+    def all(self, name: str) -> Iterable[CallRef]: ...
+
+
 class _Paired:
     """The calls of one side that paired, by tool name, sorted out only when an unpaired call
     finds no free counterpart (most comparisons never ask)."""
@@ -183,6 +190,7 @@ def call_problems(
     report_ref: bool,
     config: MatchConfig,
     where: tuple[str, str] = ("the reference", "the output"),
+    taken: tuple[Taken, Taken] | None = None,
 ) -> list[Problem]:
     """Problems for unpaired calls; an unpaired output and reference of the same tool become one
     'args differ' problem. ``where`` names what was searched (strict mode searches one message
@@ -191,13 +199,14 @@ def call_problems(
     The work is bounded so that no input makes a verdict wait on its explanation: the first
     ``EXPLAINED`` unpaired calls are compared with up to ``_CLOSEST_SCAN_LIMIT`` candidates to
     find the closest; every later one is set beside the first unused call of its tool, its
-    arguments not compared.
+    arguments not compared. ``taken`` stands for ``paired`` where the pairs are not built (the
+    paired calls of each side, by tool name, as ``paired`` would give them).
     """
     if not lone_out and not lone_ref:
         return []
     problems: list[Problem] = []
     free_out, free_ref = _Pool(lone_out), _Pool(lone_ref)
-    paired_out, paired_ref = _Paired(paired, 0), _Paired(paired, 1)
+    paired_out, paired_ref = taken or (_Paired(paired, 0), _Paired(paired, 1))
     outs = lone_out if report_out else []
     refs = lone_ref if report_ref else []
     plain = _Unexplained(config)
@@ -225,7 +234,7 @@ def _lone_problem(
     lone: CallRef,
     side: Literal["output", "reference"],
     free: _Pool,
-    taken: _Paired,
+    taken: Taken,
     config: MatchConfig,
     searched: str,
     claim: bool,
@@ -259,7 +268,7 @@ class _Unexplained:
         lone: CallRef,
         side: Literal["output", "reference"],
         free: _Pool,
-        taken: _Paired,
+        taken: Taken,
         searched: str,
         claim: bool,
     ) -> Problem:
