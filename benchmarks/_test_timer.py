@@ -2,21 +2,22 @@
 
 A session's process time moves between runs by more than a few hundred microseconds a test
 (start-up, exit, the garbage collector), so the benchmarks also read what pytest spends on each
-test, setup to teardown: the projects' conftest starts with ``CONFTEST``, which writes the
-median and the sum of those times to ``TIMES_FILE`` at the end of a serial session. A median leaves
-out what only the first test pays (a module imported when first used), which the sum keeps.
+test, setup to teardown: the projects' conftest starts with ``CONFTEST``, which writes those
+times at the end of the session (each pytest-xdist worker its own file). Their median leaves
+out what only the first test pays (a module imported when first used), which their sum keeps.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
-TIMES_FILE = "test_times.json"
+TIMES_GLOB = "test_times*.json"
 
-CONFTEST = f"""
+CONFTEST = """
 import json
-import statistics
+import os
 import time
 
 import pytest
@@ -34,14 +35,20 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def pytest_unconfigure(config):
-    if not _TIMES:  # e.g. a pytest-xdist controller, whose workers run the tests
-        return
-    times = {{"median": statistics.median(_TIMES) if _TIMES else 0.0, "sum": sum(_TIMES)}}
-    (config.rootpath / {TIMES_FILE!r}).write_text(json.dumps(times))
+    if _TIMES:  # not a pytest-xdist controller, whose workers run the tests
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+        (config.rootpath / f"test_times{worker}.json").write_text(json.dumps(_TIMES))
 """
 
 
-def read_test_times(project: Path) -> tuple[float, float]:
-    """The median and the sum of a session's test times (seconds), as its conftest wrote them."""
-    times = json.loads((project / TIMES_FILE).read_text())
-    return float(times["median"]), float(times["sum"])
+def clear_test_times(project: Path) -> None:
+    """Remove what an earlier session wrote."""
+    for path in project.glob(TIMES_GLOB):
+        path.unlink()
+
+
+def read_test_times(project: Path) -> tuple[float, float] | None:
+    """The median and the sum of the last session's test times (seconds, every worker's
+    together), or ``None`` if it wrote none."""
+    times = [t for path in project.glob(TIMES_GLOB) for t in json.loads(path.read_text())]
+    return (statistics.median(times), sum(times)) if times else None

@@ -58,7 +58,7 @@ from time import perf_counter, process_time
 from typing import Any
 
 from _instant_model import instant_model
-from _test_timer import CONFTEST as TIMER_CONFTEST, read_test_times
+from _test_timer import CONFTEST as TIMER_CONFTEST, clear_test_times, read_test_times
 from bench_startup import child_env, header_line
 
 BENCHMARKS = Path(__file__).resolve().parent
@@ -212,6 +212,7 @@ def run_session(cwd: Path, env: Mapping[str, str], expect: str = "") -> tuple[fl
     """Wall and CPU seconds of one pytest session, and the median time of one of its tests in
     it (setup to teardown, see ``_test_timer.py``); a failing session, or one whose output
     lacks ``expect``, aborts the benchmark."""
+    clear_test_times(cwd)
     argv = [sys.executable, "-m", "pytest", "-q", "--trajectory-judge-cache=use"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = perf_counter()
@@ -221,7 +222,8 @@ def run_session(cwd: Path, env: Mapping[str, str], expect: str = "") -> tuple[fl
     if done.returncode != 0 or expect not in done.stdout:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, read_test_times(cwd)[0]
+    times = read_test_times(cwd)
+    return wall, cpu, times[0] if times else 0.0
 
 
 def _cache_entries(project: Path) -> int:

@@ -17,11 +17,12 @@ variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarde
      score asserted, as teams do today.
 
    Cost per test = (median session time - median ``plain`` time) / 1,000; the ratio
-   ``openevals / ours`` has the target at least 3x. Serially and under ``-n 2``. Serial runs
-   also give the median time of one test inside its session, setup to teardown (timed by the
-   projects' conftest, see ``_test_timer.py``), over the plain tests': what a typical test
-   costs, without the start-up and exit that move a session's time between runs, and without
-   what only the first test pays.
+   ``openevals / ours`` has the target at least 3x. Serially and under ``-n 2``. Also the
+   median time of one test inside its session, setup to teardown (timed by the projects'
+   conftest in whichever process runs the test, see ``_test_timer.py``), over the plain
+   tests': what a typical test costs, without the start-up and exit that move a session's time
+   between runs (and, under ``-n 2``, the workers' start-up), and without what only the first
+   test pays.
 
 Medians of ``--runs`` interleaved runs (default 9 for case 1, 7 for case 2); the interquartile
 range is printed so that a noisy machine shows. Bytecode is cached in a temporary
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 
-from _test_timer import CONFTEST as TIMER_CONFTEST, TIMES_FILE, read_test_times
+from _test_timer import CONFTEST as TIMER_CONFTEST, clear_test_times, read_test_times
 from bench_startup import child_env, header_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,8 +125,7 @@ def write_project(root: Path, files: int, per_file: int, variant: str | None) ->
 
 def run_session(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Timing:
     """One pytest session; a failing one aborts the benchmark (it measured nothing)."""
-    times = cwd / TIMES_FILE
-    times.unlink(missing_ok=True)
+    clear_test_times(cwd)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
@@ -134,7 +134,8 @@ def run_session(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Timin
     if done.returncode != 0:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu, read_test_times(cwd)[0] if times.exists() else 0.0)
+    times = read_test_times(cwd)
+    return Timing(wall, cpu, times[0] if times else 0.0)
 
 
 def interleaved(
@@ -217,7 +218,7 @@ def case_evaluations(
         print(f"  {what}, cost per test over plain: {', '.join(parts)}")
         for ours in ("fixture", "function"):
             print(f"    openevals / {ours}: {ratio_text(peer, cost[ours])}")
-    if not workers:  # a worker's tests are timed in the worker, not here
+    if all(t.test for values in timings.values() for t in values):
         floor = median(timings["plain"], "test")
         cost = {v: median(timings[v], "test") - floor for v in BODIES if v != "plain"}
         parts = [f"{v} {c * 1e6:.0f} us" for v, c in cost.items()]
