@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 TIMES_GLOB = "test_times*.json"
@@ -31,7 +32,7 @@ def pytest_runtest_protocol(item, nextitem):
     try:
         return (yield)
     finally:
-        _TIMES.append(time.perf_counter() - started)
+        _TIMES.append((item.name, time.perf_counter() - started))
 
 
 def pytest_unconfigure(config):
@@ -47,8 +48,25 @@ def clear_test_times(project: Path) -> None:
         path.unlink()
 
 
+def _named_times(project: Path) -> list[tuple[str, float]]:
+    return [
+        (name, seconds)
+        for path in project.glob(TIMES_GLOB)
+        for name, seconds in json.loads(path.read_text())
+    ]
+
+
 def read_test_times(project: Path) -> tuple[float, float] | None:
     """The median and the sum of the last session's test times (seconds, every worker's
     together), or ``None`` if it wrote none."""
-    times = [t for path in project.glob(TIMES_GLOB) for t in json.loads(path.read_text())]
+    times = [seconds for _, seconds in _named_times(project)]
     return (statistics.median(times), sum(times)) if times else None
+
+
+def read_group_medians(project: Path, group_of: Callable[[str], str]) -> dict[str, float]:
+    """The median test time (seconds) of each group of the last session's tests, a test's
+    group given by ``group_of(test name)``."""
+    groups: dict[str, list[float]] = {}
+    for name, seconds in _named_times(project):
+        groups.setdefault(group_of(name), []).append(seconds)
+    return {group: statistics.median(times) for group, times in groups.items()}

@@ -24,8 +24,14 @@ variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarde
    between runs (and, under ``-n 2``, the workers' start-up), and without what only the first
    test pays.
 
-Medians of ``--runs`` interleaved runs (default 9 for case 1, 7 for case 2); the interquartile
-range is printed so that a noisy machine shows. Bytecode is cached in a temporary
+3. **The same four variants in one session**, their tests interleaved test by test (``plain``,
+   ``fixture``, ``function``, ``openevals``, ...): each variant's median test time, setup to
+   teardown, over the plain tests', every variant measured in the same process at the same
+   moments, so that nothing that moves between processes (start-up, the machine's load, where
+   the interpreter's memory lies) weighs on one side only.
+
+Medians of ``--runs`` interleaved runs (default 9 for case 1, 7 for case 2, 5 for case 3);
+the interquartile range is printed so that a noisy machine shows. Bytecode is cached in a temporary
 ``PYTHONPYCACHEPREFIX`` as in ``bench_startup.py``. The exit status is 0 whatever the numbers.
 
 Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_pytest_session.py [--quick]``.
@@ -45,7 +51,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 
-from _test_timer import CONFTEST as TIMER_CONFTEST, clear_test_times, read_test_times
+from _test_timer import (
+    CONFTEST as TIMER_CONFTEST,
+    clear_test_times,
+    read_group_medians,
+    read_test_times,
+)
 from bench_startup import child_env, header_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,6 +238,46 @@ def case_evaluations(
             print(f"    openevals / {ours}: {ratio_text(cost['openevals'], cost[ours])}")
 
 
+def write_mixed_project(root: Path, files: int, per_file: int) -> None:
+    """One project holding the tests of every variant, interleaved test by test (named
+    ``test_<variant>_<n>``)."""
+    root.mkdir(parents=True)
+    (root / "pytest.ini").write_text(INI)
+    (root / "conftest.py").write_text(CONFTEST)
+    heads = "".join(head for head, _ in BODIES.values())
+    for f in range(files):
+        tests = "".join(
+            body.format(i=f"{variant}_{i}")
+            for i in range(per_file)
+            for variant, (_, body) in BODIES.items()
+        )
+        (root / f"test_{f:03d}.py").write_text(MODULE_HEAD + heads + "\n\n" + tests)
+
+
+def case_mixed(base: Path, env: Mapping[str, str], runs: int, scale: int) -> None:
+    """Every variant's tests in one session, interleaved: each variant's median test time
+    (setup to teardown) in the same process, over the plain tests'."""
+    files, per_file = 10, 100 // scale
+    project = base / "mixed"
+    write_mixed_project(project, files, per_file)
+    print(
+        f"\n== 3. the four variants' {files * per_file} tests each in one session, interleaved "
+        f"test by test ({runs} sessions)"
+    )
+    medians: dict[str, list[float]] = {variant: [] for variant in BODIES}
+    argv = pytest_argv(["-p", "no:randomly"])
+    run_session(argv, project, env)  # warm-up
+    for _ in range(runs):
+        run_session(argv, project, env)
+        for variant, value in read_group_medians(project, lambda name: name.split("_")[1]).items():
+            medians[variant].append(value)
+    cost = {v: statistics.median(medians[v]) - statistics.median(medians["plain"]) for v in BODIES}
+    parts = [f"{v} {c * 1e6:.0f} us" for v, c in cost.items() if v != "plain"]
+    print(f"  a test's median time over the plain tests': {', '.join(parts)}")
+    for ours in ("fixture", "function"):
+        print(f"    openevals / {ours}: {ratio_text(cost['openevals'], cost[ours])}")
+
+
 def ratio_text(peer: float, ours: float) -> str:
     """``peer / ours`` against the target; a cost at or below the floor is within the noise."""
     if peer <= 0 or ours <= 0:
@@ -240,7 +291,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the tests, 3 runs")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per session")
-    parser.add_argument("--only", choices=["plain", "evaluations", "xdist"], default=None)
+    parser.add_argument("--only", choices=["plain", "evaluations", "mixed", "xdist"], default=None)
     options = parser.parse_args()
     scale = 10 if options.quick else 1
     print(header_line())
@@ -254,6 +305,8 @@ def main() -> int:
         if options.only in (None, "evaluations"):
             runs = options.runs or (3 if options.quick else 7)
             case_evaluations(base / "serial", env, runs, scale, [])
+        if options.only in (None, "mixed"):
+            case_mixed(base, env, options.runs or (3 if options.quick else 5), scale)
         if options.only in (None, "xdist"):
             runs = options.runs or (3 if options.quick else 5)
             case_evaluations(base / "xdist", env, runs, scale, ["-n", "2"])
