@@ -611,3 +611,46 @@ def test_best_pairing_under_every_graded_rule_is_the_brute_force_optimum(
             pairs = [(b, s) for s, b in pairs]
         best = max(best, sum(arg_accuracy(rule, out, ref).score for ref, out in pairs))
     assert report.arg_accuracy == pytest.approx(best / len(expected))
+
+
+_SORT_TEXTS = st.text(alphabet=st.sampled_from(["\0", "\x01", "a", "b", " "]), max_size=3)
+
+
+_SORT_ARGS = st.dictionaries(_SORT_TEXTS, _SORT_TEXTS | st.integers(-2, 2), max_size=2)
+
+
+@example(
+    names=["f", "f"],
+    ref_args=[{"a\0b": 1}, {"a": 1, "c": 1}],
+    out_args=[{"a": 2, "c": 2}, {"a\0b": 2}],
+)
+@given(
+    names=st.lists(st.sampled_from(["f", "f\0", "g"]), max_size=6),
+    ref_args=st.lists(_SORT_ARGS, min_size=6, max_size=6),
+    out_args=st.lists(_SORT_ARGS, min_size=6, max_size=6),
+)
+def test_any_order_pairs_calls_in_the_order_of_their_argument_texts(
+    names: list[str], ref_args: list[dict[str, Any]], out_args: list[dict[str, Any]]
+) -> None:
+    """Ragas' any-order pairing sorts each side by tool name and argument texts (argument name,
+    then ``str`` of the value); the sort key joins them with NUL, falling back to the tuples
+    where a text holds a NUL itself: the same order either way."""
+    from pytest_agenttraj.core.metrics.accuracy import _argument_text, _by_argument_text
+    from pytest_agenttraj.core.metrics.calls import GradedCall
+
+    def graded(args: list[dict[str, Any]]) -> list[GradedCall]:
+        return [
+            GradedCall(n, None, ToolCall(name, a))
+            for n, (name, a) in enumerate(zip(names, args[: len(names)], strict=True))
+        ]
+
+    outs, refs = graded(out_args), graded(ref_args)
+
+    def by_tuples(side: list[GradedCall]) -> list[int]:
+        return sorted(
+            range(len(side)),
+            key=lambda i: (side[i].call.name, _argument_text(side[i].call.args)),
+        )
+
+    expected = dict(zip(by_tuples(refs), by_tuples(outs), strict=True))
+    assert _by_argument_text(outs, refs) == expected

@@ -164,19 +164,39 @@ def _text(value: Any) -> str:
 
 def _by_argument_text(outs: list[GradedCall], refs: list[GradedCall]) -> Pairing:
     """Both sides' calls sorted by name and argument text, paired in that order (the sort is
-    stable: equal texts keep their order). The sides hold the same names, so each pair does."""
+    stable: equal texts keep their order). The sides hold the same names, so each pair does.
+
+    Each call's key is its name and argument texts joined by NUL, which sorts as the tuple of
+    them would (NUL is below every other character) and compares faster; where a text holds a
+    NUL itself, the tuples are sorted."""
     texts: dict[int, tuple[str, ...]] = {}  # calls with equal argument texts share one dict
 
-    def order(call: GradedCall) -> tuple[str, tuple[str, ...]]:
+    def parts(call: GradedCall) -> tuple[str, ...]:
         args = call.call.args
         text = texts.get(id(args))
         if text is None:
             text = texts[id(args)] = _argument_text(args)
-        return call.call.name, text
+        return (call.call.name, *text)
 
-    ordered_refs = sorted(range(len(refs)), key=lambda i: order(refs[i]))
-    ordered_outs = sorted(range(len(outs)), key=lambda j: order(outs[j]))
+    ref_keys = [parts(call) for call in refs]
+    out_keys = [parts(call) for call in outs]
+    ref_joined, out_joined = _joined(ref_keys), _joined(out_keys)
+    ref_sort: Sequence[Any] = ref_keys if ref_joined is None or out_joined is None else ref_joined
+    out_sort: Sequence[Any] = out_keys if ref_joined is None or out_joined is None else out_joined
+    ordered_refs = sorted(range(len(refs)), key=ref_sort.__getitem__)
+    ordered_outs = sorted(range(len(outs)), key=out_sort.__getitem__)
     return dict(zip(ordered_refs, ordered_outs, strict=True))
+
+
+_NUL = "\0"
+
+
+def _joined(keys: list[tuple[str, ...]]) -> list[str] | None:
+    """Each key's texts joined by NUL, or ``None`` if a text holds a NUL."""
+    joined = [_NUL.join(key) for key in keys]
+    if any(text.count(_NUL) != len(key) - 1 for text, key in zip(joined, keys, strict=True)):
+        return None
+    return joined
 
 
 def _in_order(outs: list[GradedCall], refs: list[GradedCall], scores: _Scores) -> Pairing | None:

@@ -42,10 +42,12 @@ def _scored(outs: list[GradedCall], refs: list[GradedCall], config: MatchConfig)
     free_ref = [refs[r.message] for r in lone_ref]
     explain = _Explainer(config)
     paired_out, paired_ref = _ByName([o for o, _ in matched]), _ByName([r for _, r in matched])
+    # one index per side, made when first asked: one per unpaired call made F1 quadratic in them
+    free_out_by_name, free_ref_by_name = _ByName(free_out), _ByName(free_ref)
     missing = tuple(
-        explain(c, free_out, _ByName(free_out), paired_out, "reference") for c in free_ref
+        explain(c, free_out, free_out_by_name, paired_out, "reference") for c in free_ref
     )
-    extra = tuple(explain(c, free_ref, _ByName(free_ref), paired_ref, "output") for c in free_out)
+    extra = tuple(explain(c, free_ref, free_ref_by_name, paired_ref, "output") for c in free_out)
     return F1Report(config, matched, missing, extra)
 
 
