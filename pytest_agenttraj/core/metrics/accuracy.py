@@ -192,8 +192,12 @@ _NUL = "\0"
 
 
 def _joined(keys: list[tuple[str, ...]]) -> list[str] | None:
-    """Each key's texts joined by NUL, or ``None`` if a text holds a NUL."""
-    joined = [_NUL.join(key) for key in keys]
+    """Each key's texts joined by NUL, or ``None`` if a text holds a NUL (or a part is not
+    text: an argument name may be anything in a dict given as arguments)."""
+    try:
+        joined = [_NUL.join(key) for key in keys]
+    except TypeError:
+        return None
     if any(text.count(_NUL) != len(key) - 1 for text, key in zip(joined, keys, strict=True)):
         return None
     return joined
