@@ -28,7 +28,7 @@ variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarde
    ``fixture``, ``function``, ``openevals``, ...): each variant's median test time, setup to
    teardown, over the plain tests', every variant measured in the same process at the same
    moments, so that nothing that moves between processes (start-up, the machine's load, where
-   the interpreter's memory lies) weighs on one side only.
+   the interpreter's memory lies) weighs on one side only. Serially and under ``-n 2``.
 
 Medians of ``--runs`` interleaved runs (default 9 for case 1, 7 for case 2, 5 for case 3);
 the interquartile range is printed so that a noisy machine shows. Bytecode is cached in a temporary
@@ -254,18 +254,21 @@ def write_mixed_project(root: Path, files: int, per_file: int) -> None:
         (root / f"test_{f:03d}.py").write_text(MODULE_HEAD + heads + "\n\n" + tests)
 
 
-def case_mixed(base: Path, env: Mapping[str, str], runs: int, scale: int) -> None:
+def case_mixed(
+    base: Path, env: Mapping[str, str], runs: int, scale: int, workers: Sequence[str]
+) -> None:
     """Every variant's tests in one session, interleaved: each variant's median test time
-    (setup to teardown) in the same process, over the plain tests'."""
+    (setup to teardown) in the same process (under ``-n 2``, in the same workers), over the
+    plain tests'."""
     files, per_file = 10, 100 // scale
-    project = base / "mixed"
+    project = base / ("mixed-" + ("-".join(workers) or "serial"))
     write_mixed_project(project, files, per_file)
     print(
         f"\n== 3. the four variants' {files * per_file} tests each in one session, interleaved "
-        f"test by test ({runs} sessions)"
+        f"test by test ({' '.join(workers) or 'serial'}, {runs} sessions)"
     )
     medians: dict[str, list[float]] = {variant: [] for variant in BODIES}
-    argv = pytest_argv(["-p", "no:randomly"])
+    argv = pytest_argv(["-p", "no:randomly", *workers])
     run_session(argv, project, env)  # warm-up
     for _ in range(runs):
         run_session(argv, project, env)
@@ -306,7 +309,9 @@ def main() -> int:
             runs = options.runs or (3 if options.quick else 7)
             case_evaluations(base / "serial", env, runs, scale, [])
         if options.only in (None, "mixed"):
-            case_mixed(base, env, options.runs or (3 if options.quick else 5), scale)
+            runs = options.runs or (3 if options.quick else 5)
+            case_mixed(base, env, runs, scale, [])
+            case_mixed(base, env, runs, scale, ["-n", "2"])
         if options.only in (None, "xdist"):
             runs = options.runs or (3 if options.quick else 5)
             case_evaluations(base / "xdist", env, runs, scale, ["-n", "2"])
