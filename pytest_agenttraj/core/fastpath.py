@@ -457,7 +457,7 @@ def failing_calls(
     paired, lone_out, lone_ref = pair_calls(lone_out, lone_ref, config)
     for out, ref in paired:
         partner[out_side.index(out)] = ref_side.index(ref)
-    taken = (_Taken(out_side, partner, None), _Taken(ref_side, partner, partner))
+    taken = (_Taken(out_side, partner, reference=False), _Taken(ref_side, partner, reference=True))
     problems = call_problems(
         [],
         lone_out,
@@ -529,17 +529,17 @@ class _Taken:
     """The calls of one side that paired, by tool name, in the order of the pairs (the output
     calls' order), each made when the explanation reads it (see ``call_problems``)."""
 
-    __slots__ = ("partner", "side", "which")
+    __slots__ = ("partner", "reference", "side")
 
-    def __init__(self, side: _CallSide, partner: list[int], which: list[int] | None) -> None:
-        self.side, self.partner, self.which = side, partner, which
+    def __init__(self, side: _CallSide, partner: list[int], *, reference: bool) -> None:
+        self.side, self.partner, self.reference = side, partner, reference
 
     def all(self, name: str) -> Iterator[CallRef]:
         names = self.side.skeleton.names
         for i, j in enumerate(self.partner):
             if j == -1:
                 continue
-            index = i if self.which is None else j
+            index = j if self.reference else i
             if names[index] == name:
                 call = self.side.ref(index)
                 if call is not None:
