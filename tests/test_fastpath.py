@@ -202,12 +202,18 @@ def _problems(report: MatchReport) -> list[tuple[Any, ...]]:
 
 
 def _check_agrees(
-    outputs: list[Any], reference: list[Any], mode: str, args_mode: str, *, drawn: bool = False
+    outputs: list[Any],
+    reference: list[Any],
+    mode: str,
+    args_mode: str,
+    *,
+    drawn: bool = False,
+    allow_empty: bool = True,
 ) -> None:
     """The fast path's report (or error) is the general path's: the same verdict, problems,
     trajectories and, for a match it proved, pairs the rules allow; ``drawn``: the same diff
     drawn of a failing one, too."""
-    config = make_config(mode, args_mode)
+    config = make_config(mode, args_mode, allow_empty=allow_empty)
     expected = _outcome(lambda: _general(outputs, reference, config))
     report = _outcome(lambda: compare_trajectories(outputs, reference, config))
     if isinstance(expected, TrajectoryFormatError):
@@ -311,13 +317,18 @@ def _chat_call_sides(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[s
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sides=_chat_call_sides(), mode=st.sampled_from(["unordered", "subset", "superset"]))
+@given(
+    sides=_chat_call_sides(),
+    mode=st.sampled_from(["unordered", "subset", "superset"]),
+    allow_empty=st.booleans(),
+)
 def test_calls_compared_without_building_the_sides_are_judged_as_the_general_path_does(
-    sides: tuple[list[Any], list[Any]], mode: str
+    sides: tuple[list[Any], list[Any]], mode: str, allow_empty: bool
 ) -> None:
     """A failing comparison of calls only under exact args pairs the very same texts first and
-    parses only the calls left over: the same verdict, problems, pairs, trajectories and diff."""
-    _check_agrees(*sides, mode, "exact", drawn=True)
+    parses only the calls left over: the same verdict, problems, pairs, trajectories and diff
+    (an empty side refused as the general path refuses it, where ``allow_empty=False``)."""
+    _check_agrees(*sides, mode, "exact", drawn=True, allow_empty=allow_empty)
 
 
 def test_a_long_failing_comparison_of_calls_builds_neither_side() -> None:
