@@ -7,6 +7,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from pytest_agenttraj import match_trajectories, to_trajectory
@@ -204,3 +205,27 @@ def test_call_rows_keep_names_and_show_the_first_difference(
                 assert cell in ("=", "-"), cell
                 continue
             _check_cell("assistant -> " + cell, message, row, column + 13)
+
+
+@pytest.mark.parametrize("mode", ["strict", "unordered"])
+def test_a_long_table_draws_only_the_rows_it_shows(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A diff of 1,000 calls, one of them changed, shows a few rows around the changed one and
+    draws the cells of those alone, so that no length of trajectory makes the diff wait."""
+    from pytest_agenttraj.render import trajectory
+
+    calls = [[("f", {"n": n})] for n in range(1000)]
+    changed = [*calls[:-1], [("f", {"n": -1})]]
+    report = match_trajectories(
+        to_trajectory(_messages(changed, "go")),
+        to_trajectory(_messages(calls, "go")),
+        make_config(mode),
+    )
+    drawn: list[Any] = []
+    original = trajectory._drawn
+    monkeypatch.setattr(trajectory, "_drawn", lambda call: drawn.append(call) or original(call))
+    lines = render(report, verbose=1)
+    assert any("n=-1" in line for line in lines)
+    assert any("matching rows" in line for line in lines)
+    assert 0 < len(drawn) <= 20

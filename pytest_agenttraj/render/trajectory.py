@@ -5,7 +5,8 @@ side by side."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any, NamedTuple
 
 from ..core.matching.explain import call_text, short
@@ -362,14 +363,14 @@ def _call_rows(report: MatchReport) -> list[tuple[CallRef | None, CallRef | None
     return rows
 
 
-def _table_rows(report: MatchReport) -> list[tuple[Row, _Cell, _Cell, bool]]:
-    """The rows of the side-by-side view: messages in strict mode, calls in the others."""
+def _table_rows(report: MatchReport) -> list[tuple[Row, Callable[[], tuple[_Cell, _Cell]], bool]]:
+    """The rows of the side-by-side view: messages in strict mode, calls in the others; each
+    row's cells are made when asked (a long table shows only the rows near its problems)."""
     if report.mode != "strict":
         return [
             (
                 (out.message if out else None, ref.message if ref else None),
-                _call_cell(out),
-                _call_cell(ref),
+                partial(_call_cells, out, ref),
                 marked,
             )
             for out, ref, marked in _call_rows(report)
@@ -378,12 +379,22 @@ def _table_rows(report: MatchReport) -> list[tuple[Row, _Cell, _Cell, bool]]:
     return [
         (
             (o, r),
-            _message_cell(report.output[o] if o is not None else None),
-            _message_cell(report.reference[r] if r is not None else None),
+            partial(_message_cells, report, o, r),
             (o is not None and o in out_marks) or (r is not None and r in ref_marks),
         )
         for o, r in report.alignment
     ]
+
+
+def _call_cells(out: CallRef | None, ref: CallRef | None) -> tuple[_Cell, _Cell]:
+    return _call_cell(out), _call_cell(ref)
+
+
+def _message_cells(report: MatchReport, o: int | None, r: int | None) -> tuple[_Cell, _Cell]:
+    return (
+        _message_cell(report.output[o] if o is not None else None),
+        _message_cell(report.reference[r] if r is not None else None),
+    )
 
 
 def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) -> Iterable[str]:
@@ -399,22 +410,24 @@ def _aligned_view(report: MatchReport, full: bool, width: int, paint: Markup) ->
             f"output calls beside the reference calls they paired with ({report.mode} mode "
             "compares tool calls, not message positions; ! marks rows with problems):"
         )
-    keep = _kept_rows([row[3] for row in rows], full)
-    focus = {number: _focus(rows[number][1], rows[number][2]) for number in keep}
+    keep = _kept_rows([row[2] for row in rows], full)
+    made = {number: rows[number][1]() for number in keep}
+    focus = {number: _focus(*made[number]) for number in keep}
     # a role and tool name longer than a column widen both columns rather than be cut
     column = max(
-        [(width - 14) // 2] + [_least_width(cell, focus[n]) for n in keep for cell in rows[n][1:3]]
+        [(width - 14) // 2] + [_least_width(cell, focus[n]) for n in keep for cell in made[n]]
     )
     yield paint(title, "bold")
     yield paint(f"    out ref  {'output':<{column}}  reference", "dim")
     skipped = 0
-    for number, (row, left, right, flag) in enumerate(rows):
+    for number, (row, _, flag) in enumerate(rows):
         if number not in keep:
             skipped += 1
             continue
         if skipped:
             yield paint(f"     ... {skipped} matching row{'s' if skipped > 1 else ''} ...", "dim")
             skipped = 0
+        left, right = made[number]
         cells = (
             _fit(left, right, focus[number], column),
             "=" if left == right else _fit(right, left, focus[number], column),
