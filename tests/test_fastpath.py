@@ -352,3 +352,39 @@ def test_a_long_failing_comparison_of_calls_builds_neither_side() -> None:
     ]
     assert len(report.pairs) == 999
     _check_agrees(outputs, reference, "unordered", "exact", drawn=True)
+
+
+def test_a_diff_of_a_lazily_made_report_builds_neither_side(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The diff of a long failing comparison of calls (what a failed test shows) reads where the
+    calls stand from the walk and makes only the calls it shows; pickled (as pytest-xdist sends
+    the error that holds it), the report carries its trajectories, built."""
+    import pickle
+
+    from pytest_agenttraj.core import fastpath
+
+    def side(values: list[int]) -> list[dict[str, Any]]:
+        return [
+            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}
+            for text in (json.dumps({"n": n}) for n in values)
+        ]
+
+    outputs, reference = side([*range(499), -1]), side(list(range(500)))
+    config = make_config("unordered", "exact")
+    report = compare_trajectories(outputs, reference, config)
+    built: list[str] = []
+    original = fastpath.to_trajectory
+    monkeypatch.setattr(
+        fastpath,
+        "to_trajectory",
+        lambda items, **kw: built.append(kw["side"]) or original(items, **kw),
+    )
+    text = render_text(report, verbose=1)
+    assert "n=-1" in text
+    assert "matching rows" in text
+    assert built == []
+    clone = pickle.loads(pickle.dumps(report))
+    assert built == ["outputs", "reference_outputs"]
+    assert clone.output == to_trajectory(outputs)
+    assert render_text(clone, verbose=1) == text

@@ -37,7 +37,7 @@ not exactly one JSON object, goes to the general normaliser, which names the err
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -467,8 +467,62 @@ def failing_calls(
         config,
         taken=taken,
     )
-    sides = DeferredSides(outputs, reference_outputs, reference_matchers=False)
+    sides = _PlacedSides(outputs, reference_outputs, (out_side, ref_side), partner)
     return MatchReport(config, sides, not problems, tuple(problems), FlatPairs(sides, partner))
+
+
+Place = tuple[int, int]
+"""Where a call stands: its message's index and its index among that message's calls."""
+
+
+def _restored(state: tuple[Trajectory, Trajectory]) -> DeferredSides:
+    sides = DeferredSides.__new__(DeferredSides)
+    sides.__setstate__(state)
+    return sides
+
+
+class _PlacedSides(DeferredSides):
+    """The deferred sides of a report ``failing_calls`` made, which also say where each call
+    stands, which calls paired, and make one call when asked (what a diff draws of a long
+    comparison), without building either trajectory. Pickled, they are plain deferred sides,
+    built."""
+
+    __slots__ = ("_partner", "_sides")
+
+    def __init__(
+        self,
+        outputs: list[Any],
+        reference_outputs: list[Any],
+        sides: tuple[_CallSide, _CallSide],
+        partner: list[int],
+    ) -> None:
+        super().__init__(outputs, reference_outputs, reference_matchers=False)
+        self._sides, self._partner = sides, partner
+
+    def call_places(self, side: int) -> list[Place]:
+        """Where each call of the output (0) or the reference (1) stands, in order."""
+        skeleton = self._sides[side].skeleton
+        return [
+            (row, position)
+            for row, count in zip(skeleton.call_rows, skeleton.call_counts, strict=True)
+            for position in range(count)
+        ]
+
+    def pair_places(self) -> list[tuple[Place, Place]]:
+        """Where the calls of each pair stand, in output order."""
+        out_side, ref_side = self._sides
+        return [
+            (out_side.place(i), ref_side.place(j)) for i, j in enumerate(self._partner) if j != -1
+        ]
+
+    def call_at(self, side: int, place: Place) -> CallRef:
+        """The call at ``place`` of the output (0) or the reference (1)."""
+        made = self._sides[side].at(place)
+        assert made is not None  # every text was checked to be one JSON object
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restored, (self._trajectories(),))
 
 
 class _CallSide:
@@ -523,6 +577,17 @@ class _CallSide:
     def index(self, call: CallRef) -> int:
         """The flat index of a call this side made."""
         return self._indices[id(call)]
+
+    def place(self, index: int) -> tuple[int, int]:
+        """Where the call at flat ``index`` stands: its message and its place there."""
+        row = bisect_right(self.starts, index) - 1
+        return self.skeleton.call_rows[row], index - self.starts[row]
+
+    def at(self, place: tuple[int, int]) -> CallRef | None:
+        """The call standing at ``place``, as ``ref`` makes it."""
+        message, position = place
+        row = bisect_left(self.skeleton.call_rows, message)
+        return self._make(self.starts[row] + position, row)
 
 
 class _Taken:

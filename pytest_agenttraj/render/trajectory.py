@@ -7,7 +7,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..core.matching.explain import call_text, short
 from ..core.matching.report import CallRef, MatchReport, Problem, call_refs
@@ -327,14 +327,15 @@ def _marks(report: MatchReport) -> tuple[set[int], set[int]]:
     return out_marks, ref_marks
 
 
-def _call_rows(report: MatchReport) -> list[tuple[CallRef | None, CallRef | None, bool]]:
+Place = tuple[int, int]
+
+
+def _call_rows(report: MatchReport) -> list[tuple[Place | None, Place | None, bool]]:
     """One row per output call beside the reference call the matcher paired it with (or, for a
     call whose arguments differ, the reference call it was compared with), then the reference
-    calls left over; each row says whether a problem names it."""
-    partner: dict[tuple[int, int], CallRef] = {}
+    calls left over; each row gives where its calls stand and whether a problem names it."""
+    partner: dict[Place, Place] = dict(_pair_places(report))
     flagged: set[tuple[str, int, int]] = set()
-    for out, ref in report.pairs:
-        partner[(out.message, out.position)] = ref
     for problem in report.problems:
         detail = problem.call
         if detail is None:
@@ -346,21 +347,48 @@ def _call_rows(report: MatchReport) -> list[tuple[CallRef | None, CallRef | None
             flagged.add((far, other.message, other.position))
         if problem.kind == "args_mismatch" and other is not None:
             out, ref = (lone, other) if detail.side == "output" else (other, lone)
-            partner[(out.message, out.position)] = ref
-    rows: list[tuple[CallRef | None, CallRef | None, bool]] = []
-    shown: set[tuple[int, int]] = set()
-    for out in call_refs(report.output):
-        paired = partner.get((out.message, out.position))
+            partner[(out.message, out.position)] = (ref.message, ref.position)
+    rows: list[tuple[Place | None, Place | None, bool]] = []
+    shown: set[Place] = set()
+    for at_out in _call_places(report, 0):
+        paired = partner.get(at_out)
         if paired is not None:
-            shown.add((paired.message, paired.position))
-        marked = ("o", out.message, out.position) in flagged or (
-            paired is not None and ("r", paired.message, paired.position) in flagged
-        )
-        rows.append((out, paired, marked))
-    for ref in call_refs(report.reference):
-        if (ref.message, ref.position) not in shown:
-            rows.append((None, ref, ("r", ref.message, ref.position) in flagged))
+            shown.add(paired)
+        marked = ("o", *at_out) in flagged or (paired is not None and ("r", *paired) in flagged)
+        rows.append((at_out, paired, marked))
+    for at_ref in _call_places(report, 1):
+        if at_ref not in shown:
+            rows.append((None, at_ref, ("r", *at_ref) in flagged))
     return rows
+
+
+def _call_places(report: MatchReport, side: int) -> Iterable[Place]:
+    """Where each call of the output (0) or the reference (1) stands, in order; a report made
+    without building its trajectories says so itself (see ``core.fastpath.failing_calls``)."""
+    placed = getattr(report.sides, "call_places", None)
+    if placed is not None:
+        return cast("Iterable[Place]", placed(side))
+    return (
+        (c.message, c.position) for c in call_refs(report.output if side == 0 else report.reference)
+    )
+
+
+def _pair_places(report: MatchReport) -> Iterable[tuple[Place, Place]]:
+    placed = getattr(report.sides, "pair_places", None)
+    if placed is not None:
+        return cast("Iterable[tuple[Place, Place]]", placed())
+    return (((o.message, o.position), (r.message, r.position)) for o, r in report.pairs)
+
+
+def _call_at(report: MatchReport, side: int, place: Place | None) -> CallRef | None:
+    if place is None:
+        return None
+    placed = getattr(report.sides, "call_at", None)
+    if placed is not None:
+        return cast("CallRef", placed(side, place))
+    message, position = place
+    trajectory = report.output if side == 0 else report.reference
+    return CallRef(message, position, trajectory[message].tool_calls[position])
 
 
 def _table_rows(report: MatchReport) -> list[tuple[Row, Callable[[], tuple[_Cell, _Cell]], bool]]:
@@ -369,8 +397,8 @@ def _table_rows(report: MatchReport) -> list[tuple[Row, Callable[[], tuple[_Cell
     if report.mode != "strict":
         return [
             (
-                (out.message if out else None, ref.message if ref else None),
-                partial(_call_cells, out, ref),
+                (out[0] if out else None, ref[0] if ref else None),
+                partial(_call_cells, report, out, ref),
                 marked,
             )
             for out, ref, marked in _call_rows(report)
@@ -386,8 +414,8 @@ def _table_rows(report: MatchReport) -> list[tuple[Row, Callable[[], tuple[_Cell
     ]
 
 
-def _call_cells(out: CallRef | None, ref: CallRef | None) -> tuple[_Cell, _Cell]:
-    return _call_cell(out), _call_cell(ref)
+def _call_cells(report: MatchReport, out: Place | None, ref: Place | None) -> tuple[_Cell, _Cell]:
+    return _call_cell(_call_at(report, 0, out)), _call_cell(_call_at(report, 1, ref))
 
 
 def _message_cells(report: MatchReport, o: int | None, r: int | None) -> tuple[_Cell, _Cell]:
@@ -504,11 +532,11 @@ def _detail_rows(report: MatchReport, limit: int) -> list[list[Any]] | None:
         return [[o, r, flag, None, None] for o, r, flag in marked]
     return [
         [
-            out.message if out else None,
-            ref.message if ref else None,
+            out[0] if out else None,
+            ref[0] if ref else None,
             marked,
-            out.position if out else None,
-            ref.position if ref else None,
+            out[1] if out else None,
+            ref[1] if ref else None,
         ]
         for out, ref, marked in _call_rows(report)[:limit]
     ]
