@@ -331,16 +331,18 @@ def test_calls_compared_without_building_the_sides_are_judged_as_the_general_pat
     _check_agrees(*sides, mode, "exact", drawn=True, allow_empty=allow_empty)
 
 
+def _calls_of_f(values: list[int]) -> list[dict[str, Any]]:
+    """One assistant message per value, calling ``f`` with ``{"n": value}``."""
+    return [
+        {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}
+        for text in (json.dumps({"n": n}) for n in values)
+    ]
+
+
 def test_a_long_failing_comparison_of_calls_builds_neither_side() -> None:
     from pytest_agenttraj.core import fastpath
 
-    def side(values: list[int]) -> list[dict[str, Any]]:
-        return [
-            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}
-            for text in (json.dumps({"n": n}) for n in values)
-        ]
-
-    outputs, reference = side([*range(999), -1]), side(list(range(1000)))
+    outputs, reference = _calls_of_f([*range(999), -1]), _calls_of_f(list(range(1000)))
     config = make_config("unordered", "exact")
     report = fastpath.failing_calls(
         outputs, reference, fastpath.decide(outputs, reference, config), config
@@ -364,13 +366,7 @@ def test_a_diff_of_a_lazily_made_report_builds_neither_side(
 
     from pytest_agenttraj.core import fastpath
 
-    def side(values: list[int]) -> list[dict[str, Any]]:
-        return [
-            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": text}}]}
-            for text in (json.dumps({"n": n}) for n in values)
-        ]
-
-    outputs, reference = side([*range(499), -1]), side(list(range(500)))
+    outputs, reference = _calls_of_f([*range(499), -1]), _calls_of_f(list(range(500)))
     config = make_config("unordered", "exact")
     report = compare_trajectories(outputs, reference, config)
     built: list[str] = []
