@@ -27,6 +27,7 @@ from pytest_agenttraj import (
 from pytest_agenttraj.core.compare import compare_trajectories
 from pytest_agenttraj.core.matching.rules import make_config
 from pytest_agenttraj.render import render_text
+from pytest_agenttraj.render.detail import detail
 
 _ARGS = [{}, {"city": "SF"}, {"city": "NYC", "days": [1, 2]}, {"q": {"deep": True}}]
 # how a call's arguments are written: compact or spaced JSON (same value, other text), with
@@ -230,6 +231,7 @@ def _check_agrees(
         assert pairs == [(o.message, o.position, r.message, r.position) for o, r in expected.pairs]
         if drawn:
             assert render_text(report, verbose=1) == render_text(expected, verbose=1)
+            assert detail(report) == detail(expected)  # what the HTML page draws
         return
     # a match the fast path proved: equal calls may pair with another of their equals, as long
     # as every pair is one the rules allow and as many calls pair
@@ -360,27 +362,35 @@ def test_a_diff_of_a_lazily_made_report_builds_neither_side(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The diff of a long failing comparison of calls (what a failed test shows) reads where the
-    calls stand from the walk and makes only the calls it shows; pickled (as pytest-xdist sends
-    the error that holds it), the report carries its trajectories, built."""
+    calls stand from the walk and makes only the calls it shows, and the HTML page's detail
+    reads only the messages it keeps; pickled (as pytest-xdist sends the error that holds it),
+    the report carries its trajectories, built."""
     import pickle
 
     from pytest_agenttraj.core import fastpath
+    from pytest_agenttraj.render.detail import MAX_ITEMS
 
-    outputs, reference = _calls_of_f([*range(499), -1]), _calls_of_f(list(range(500)))
+    count = MAX_ITEMS + 500
+    outputs, reference = _calls_of_f([*range(count - 1), -1]), _calls_of_f(list(range(count)))
     config = make_config("unordered", "exact")
     report = compare_trajectories(outputs, reference, config)
-    built: list[str] = []
+    read: list[int] = []  # how many messages each normalisation read
     original = fastpath.to_trajectory
     monkeypatch.setattr(
         fastpath,
         "to_trajectory",
-        lambda items, **kw: built.append(kw["side"]) or original(items, **kw),
+        lambda items, **kw: read.append(len(items)) or original(items, **kw),
     )
     text = render_text(report, verbose=1)
     assert "n=-1" in text
     assert "matching rows" in text
-    assert built == []
+    assert read == []
+    page = detail(report)
+    assert page["output_count"] == count
+    assert len(page["output"]) == MAX_ITEMS
+    assert read == [MAX_ITEMS, MAX_ITEMS]
     clone = pickle.loads(pickle.dumps(report))
-    assert built == ["outputs", "reference_outputs"]
+    assert read[2:] == [count, count]
     assert clone.output == to_trajectory(outputs)
     assert render_text(clone, verbose=1) == text
+    assert detail(clone) == page

@@ -515,6 +515,18 @@ class _PlacedSides(DeferredSides):
             (out_side.place(i), ref_side.place(j)) for i, j in enumerate(self._partner) if j != -1
         ]
 
+    def head(self, side: int, limit: int) -> tuple[tuple[Message, ...], int]:
+        """The first ``limit`` messages of the output (0) or the reference (1), and how many
+        there are: plain messages, each read alone, so the first ``limit`` are read alone."""
+        if self._built is not None:
+            messages = self._built[side].messages
+            return messages[:limit], len(messages)
+        items = self._items[side]
+        built = to_trajectory(
+            items[:limit], side="outputs" if side == 0 else "reference_outputs", memo={}
+        )
+        return built.messages, len(items)
+
     def call_at(self, side: int, place: Place) -> CallRef:
         """The call at ``place`` of the output (0) or the reference (1)."""
         made = self._sides[side].at(place)

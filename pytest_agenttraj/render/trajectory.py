@@ -5,7 +5,7 @@ side by side."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, NamedTuple, cast
 
@@ -500,13 +500,16 @@ def detail(report: MatchReport) -> dict[str, Any]:
     from .detail import MAX_ITEMS, plain
 
     rows = _detail_rows(report, MAX_ITEMS)
-    output = [_message_view(m, plain) for m in report.output.messages[:MAX_ITEMS]]
-    reference = [_message_view(m, plain) for m in report.reference.messages[:MAX_ITEMS]]
+    (outputs, output_count), (references, reference_count) = (
+        _head(report, side, MAX_ITEMS) for side in (0, 1)
+    )
+    output = [_message_view(m, plain) for m in outputs]
+    reference = [_message_view(m, plain) for m in references]
     view: dict[str, Any] = {
         "view": "trajectory",
         "mode": report.mode,
-        "output_count": len(report.output.messages),
-        "reference_count": len(report.reference.messages),
+        "output_count": output_count,
+        "reference_count": reference_count,
         "problems": [_problem_view(p, plain) for p in report.problems[:MAX_ITEMS]],
     }
     if rows is not None:
@@ -516,6 +519,16 @@ def detail(report: MatchReport) -> dict[str, Any]:
     else:
         view["output"], view["reference"] = output, reference
     return view
+
+
+def _head(report: MatchReport, side: int, limit: int) -> tuple[Sequence[Message], int]:
+    """The first ``limit`` messages of the output (0) or the reference (1), and how many there
+    are; a report made without building its trajectories reads them itself."""
+    placed = getattr(report.sides, "head", None)
+    if placed is not None:
+        return cast("tuple[Sequence[Message], int]", placed(side, limit))
+    messages = (report.output if side == 0 else report.reference).messages
+    return messages[:limit], len(messages)
 
 
 def _detail_rows(report: MatchReport, limit: int) -> list[list[Any]] | None:
