@@ -127,17 +127,15 @@ def _forget(item: pytest.Item) -> None:
         _drop(item, key)
 
 
-class _Carried:
-    """A record on a report of this process (see ``TrajectorySession.attach``); shown as the
-    JSON text a worker's report would carry, should anything read it before it is taken."""
+class _Carried(dict[str, Any]):
+    """A record on a report of this process (see ``TrajectorySession.attach``): the record
+    itself, so that anything reading the report before the session takes it off finds a JSON
+    value (``json.dumps`` writes it as a worker's text reads), shown as that text."""
 
-    __slots__ = ("record",)
-
-    def __init__(self, record: dict[str, Any]) -> None:
-        self.record = record
+    __slots__ = ()
 
     def __str__(self) -> str:
-        return json.dumps(self.record)
+        return json.dumps(self)
 
     __repr__ = __str__
 
@@ -578,7 +576,7 @@ class TrajectorySession:
         kept = []
         for name, value in report.user_properties:
             if type(value) is _Carried:
-                self.config.hook.pytest_agenttraj_record(config=self.config, record=value.record)
+                self.config.hook.pytest_agenttraj_record(config=self.config, record=dict(value))
             elif name not in _INTERNAL or not isinstance(value, str):
                 kept.append((name, value))
             elif name == PROPERTY:

@@ -205,10 +205,19 @@ def test_a_serial_run_hands_over_the_records_an_xdist_run_sends(project: pytest.
     project.makeconftest(
         PROJECT_CONFTEST
         + """
+import json
 from decimal import Decimal
+
+import pytest
 
 def pytest_agenttraj_evaluated(record):
     record["annotation"] = (1, Decimal("2.5"), {"tags": ("slow",)})  # what a user might add
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    json.dumps(report.user_properties)  # a plugin writing the report out finds JSON values
+    return report
 
 def pytest_agenttraj_record(config, record):
     record = {k: v for k, v in record.items() if k != "duration_s"}
