@@ -4,7 +4,7 @@ A session's process time moves between runs by more than a few hundred microseco
 (start-up, exit, the garbage collector), so the benchmarks also read what pytest spends on each
 test, setup to teardown: the projects' conftest starts with ``CONFTEST``, which writes those
 times at the end of the session (each pytest-xdist worker its own file). Their median leaves
-out what only the first test pays (a module imported when first used), which their sum keeps.
+out what only the first test pays (a module imported when first used).
 """
 
 from __future__ import annotations
@@ -56,11 +56,10 @@ def _named_times(project: Path) -> list[tuple[str, float]]:
     ]
 
 
-def read_test_times(project: Path) -> tuple[float, float] | None:
-    """The median and the sum of the last session's test times (seconds, every worker's
-    together), or ``None`` if it wrote none."""
-    times = [seconds for _, seconds in _named_times(project)]
-    return (statistics.median(times), sum(times)) if times else None
+def read_test_median(project: Path) -> float:
+    """The median of the last session's test times (seconds, every worker's together; 0 if
+    it wrote none)."""
+    return read_group_medians(project, lambda _: "").get("", 0.0)
 
 
 def read_group_medians(project: Path, group_of: Callable[[str], str]) -> dict[str, float]:

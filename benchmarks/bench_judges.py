@@ -58,7 +58,7 @@ from time import perf_counter, process_time
 from typing import Any
 
 from _instant_model import instant_model
-from _test_timer import CONFTEST as TIMER_CONFTEST, clear_test_times, read_test_times
+from _test_timer import CONFTEST as TIMER_CONFTEST, clear_test_times, read_test_median
 from bench_startup import child_env, header_line
 
 BENCHMARKS = Path(__file__).resolve().parent
@@ -222,8 +222,7 @@ def run_session(cwd: Path, env: Mapping[str, str], expect: str = "") -> tuple[fl
     if done.returncode != 0 or expect not in done.stdout:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    times = read_test_times(cwd)
-    return wall, cpu, times[0] if times else 0.0
+    return wall, cpu, read_test_median(cwd)
 
 
 def _cache_entries(project: Path) -> int:

@@ -55,7 +55,7 @@ from _test_timer import (
     CONFTEST as TIMER_CONFTEST,
     clear_test_times,
     read_group_medians,
-    read_test_times,
+    read_test_median,
 )
 from bench_startup import child_env, header_line
 
@@ -145,8 +145,7 @@ def run_session(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Timin
     if done.returncode != 0:
         sys.exit(f"session failed ({done.returncode}) in {cwd}:\n{done.stdout[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    times = read_test_times(cwd)
-    return Timing(wall, cpu, times[0] if times else 0.0)
+    return Timing(wall, cpu, read_test_median(cwd))
 
 
 def interleaved(

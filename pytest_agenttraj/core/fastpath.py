@@ -41,7 +41,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .matching.report import CallRef, FlatPairs, MatchReport
+from .matching.report import CallRef, FlatPairs, MatchReport, Place, PlacedCalls
 from .matching.rules import MatchConfig
 from .model import Message, ToolCall, Trajectory
 from .normalize import Memo, chat, langchain, to_trajectory
@@ -471,21 +471,17 @@ def failing_calls(
     return MatchReport(config, sides, not problems, tuple(problems), FlatPairs(sides, partner))
 
 
-Place = tuple[int, int]
-"""Where a call stands: its message's index and its index among that message's calls."""
-
-
 def _restored(state: tuple[Trajectory, Trajectory]) -> DeferredSides:
     sides = DeferredSides.__new__(DeferredSides)
     sides.__setstate__(state)
     return sides
 
 
-class _PlacedSides(DeferredSides):
+class _PlacedSides(DeferredSides, PlacedCalls):
     """The deferred sides of a report ``failing_calls`` made, which also say where each call
-    stands, which calls paired, and make one call when asked (what a diff draws of a long
-    comparison), without building either trajectory. Pickled, they are plain deferred sides,
-    built."""
+    stands, which calls paired, and make one call or the first messages when asked (what a
+    diff draws of a long comparison), without building either trajectory. Pickled, they are
+    plain deferred sides, built."""
 
     __slots__ = ("_partner", "_sides")
 
@@ -551,15 +547,19 @@ class _CallSide:
         for count in skeleton.call_counts:
             self.starts.append(first)
             first += count
-        self._indices: dict[int, int] = {}  # id of a made CallRef -> its flat index
+        self._indices: dict[int, int] = {}  # id of a CallRef ``refs`` made -> its flat index
+
+    def _row(self, index: int) -> int:
+        """Which calling message holds the call at flat ``index``."""
+        return bisect_right(self.starts, index) - 1
 
     def ref(self, index: int) -> CallRef | None:
         """The call at flat ``index``; ``None`` where the normaliser must decide."""
-        row = bisect_right(self.starts, index) - 1
-        return self._make(index, row)
+        return self._make(index, self._row(index))
 
     def refs(self, indices: Iterable[int]) -> list[CallRef] | None:
-        """The calls at ``indices`` (ascending), as ``ref`` makes them; ``None`` as there."""
+        """The calls at ``indices`` (ascending), as ``ref`` makes them (``None`` as there),
+        each remembered for ``index``."""
         made = []
         starts, row, last = self.starts, 0, len(self.starts) - 1
         for index in indices:
@@ -568,6 +568,7 @@ class _CallSide:
             call = self._make(index, row)
             if call is None:
                 return None
+            self._indices[id(call)] = index
             made.append(call)
         return made
 
@@ -583,19 +584,18 @@ class _CallSide:
         text = chat.optional_str if is_dict else langchain.optional_str
         call = _new(ToolCall, (skeleton.names[index], args, text(raw.get("id"))))
         made: CallRef = _new(CallRef, (message, position, call))
-        self._indices[id(made)] = index
         return made
 
     def index(self, call: CallRef) -> int:
-        """The flat index of a call this side made."""
+        """The flat index of a call ``refs`` made."""
         return self._indices[id(call)]
 
-    def place(self, index: int) -> tuple[int, int]:
+    def place(self, index: int) -> Place:
         """Where the call at flat ``index`` stands: its message and its place there."""
-        row = bisect_right(self.starts, index) - 1
+        row = self._row(index)
         return self.skeleton.call_rows[row], index - self.starts[row]
 
-    def at(self, place: tuple[int, int]) -> CallRef | None:
+    def at(self, place: Place) -> CallRef | None:
         """The call standing at ``place``, as ``ref`` makes it."""
         message, position = place
         row = bisect_left(self.skeleton.call_rows, message)

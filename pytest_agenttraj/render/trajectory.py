@@ -5,12 +5,12 @@ side by side."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from ..core.matching.explain import call_text, short
-from ..core.matching.report import CallRef, MatchReport, Problem, call_refs
+from ..core.matching.report import CallRef, MatchReport, Place, Problem
 from ..core.model import Message, ToolCall
 from ..core.values import MISSING, ArgDiff, safe_repr
 from . import Markup, Options
@@ -327,14 +327,11 @@ def _marks(report: MatchReport) -> tuple[set[int], set[int]]:
     return out_marks, ref_marks
 
 
-Place = tuple[int, int]
-
-
 def _call_rows(report: MatchReport) -> list[tuple[Place | None, Place | None, bool]]:
     """One row per output call beside the reference call the matcher paired it with (or, for a
     call whose arguments differ, the reference call it was compared with), then the reference
     calls left over; each row gives where its calls stand and whether a problem names it."""
-    partner: dict[Place, Place] = dict(_pair_places(report))
+    partner: dict[Place, Place] = dict(report.pair_places())
     flagged: set[tuple[str, int, int]] = set()
     for problem in report.problems:
         detail = problem.call
@@ -350,45 +347,20 @@ def _call_rows(report: MatchReport) -> list[tuple[Place | None, Place | None, bo
             partner[(out.message, out.position)] = (ref.message, ref.position)
     rows: list[tuple[Place | None, Place | None, bool]] = []
     shown: set[Place] = set()
-    for at_out in _call_places(report, 0):
+    for at_out in report.call_places(0):
         paired = partner.get(at_out)
         if paired is not None:
             shown.add(paired)
         marked = ("o", *at_out) in flagged or (paired is not None and ("r", *paired) in flagged)
         rows.append((at_out, paired, marked))
-    for at_ref in _call_places(report, 1):
+    for at_ref in report.call_places(1):
         if at_ref not in shown:
             rows.append((None, at_ref, ("r", *at_ref) in flagged))
     return rows
 
 
-def _call_places(report: MatchReport, side: int) -> Iterable[Place]:
-    """Where each call of the output (0) or the reference (1) stands, in order; a report made
-    without building its trajectories says so itself (see ``core.fastpath.failing_calls``)."""
-    placed = getattr(report.sides, "call_places", None)
-    if placed is not None:
-        return cast("Iterable[Place]", placed(side))
-    return (
-        (c.message, c.position) for c in call_refs(report.output if side == 0 else report.reference)
-    )
-
-
-def _pair_places(report: MatchReport) -> Iterable[tuple[Place, Place]]:
-    placed = getattr(report.sides, "pair_places", None)
-    if placed is not None:
-        return cast("Iterable[tuple[Place, Place]]", placed())
-    return (((o.message, o.position), (r.message, r.position)) for o, r in report.pairs)
-
-
 def _call_at(report: MatchReport, side: int, place: Place | None) -> CallRef | None:
-    if place is None:
-        return None
-    placed = getattr(report.sides, "call_at", None)
-    if placed is not None:
-        return cast("CallRef", placed(side, place))
-    message, position = place
-    trajectory = report.output if side == 0 else report.reference
-    return CallRef(message, position, trajectory[message].tool_calls[position])
+    return None if place is None else report.call_at(side, place)
 
 
 def _table_rows(report: MatchReport) -> list[tuple[Row, Callable[[], tuple[_Cell, _Cell]], bool]]:
@@ -501,7 +473,7 @@ def detail(report: MatchReport) -> dict[str, Any]:
 
     rows = _detail_rows(report, MAX_ITEMS)
     (outputs, output_count), (references, reference_count) = (
-        _head(report, side, MAX_ITEMS) for side in (0, 1)
+        report.head(side, MAX_ITEMS) for side in (0, 1)
     )
     output = [_message_view(m, plain) for m in outputs]
     reference = [_message_view(m, plain) for m in references]
@@ -519,16 +491,6 @@ def detail(report: MatchReport) -> dict[str, Any]:
     else:
         view["output"], view["reference"] = output, reference
     return view
-
-
-def _head(report: MatchReport, side: int, limit: int) -> tuple[Sequence[Message], int]:
-    """The first ``limit`` messages of the output (0) or the reference (1), and how many there
-    are; a report made without building its trajectories reads them itself."""
-    placed = getattr(report.sides, "head", None)
-    if placed is not None:
-        return cast("tuple[Sequence[Message], int]", placed(side, limit))
-    messages = (report.output if side == 0 else report.reference).messages
-    return messages[:limit], len(messages)
 
 
 def _detail_rows(report: MatchReport, limit: int) -> list[list[Any]] | None:

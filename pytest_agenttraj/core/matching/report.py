@@ -6,12 +6,12 @@ first read: most evaluations only need the verdict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
-from ..model import ToolCall, Trajectory
+from ..model import Message, ToolCall, Trajectory
 from ..values import ArgDiff
 from .rules import MatchConfig
 
@@ -23,6 +23,8 @@ __all__ = [
     "MatchReport",
     "PairParts",
     "Pairs",
+    "Place",
+    "PlacedCalls",
     "Problem",
     "ProblemKind",
     "Sides",
@@ -102,6 +104,31 @@ class GivenSides(NamedTuple):
 
     output: Trajectory
     reference: Trajectory
+
+
+Place = tuple[int, int]
+"""Where a call stands: its message's index and its index among that message's calls."""
+
+
+class PlacedCalls:
+    """Sides that answer what a diff reads of a long comparison (where each call stands, which
+    paired, one call, the first messages) without building their trajectories; a report whose
+    sides are not these reads the trajectories (see ``MatchReport.call_places``). Each ``side``
+    is 0 for the output, 1 for the reference."""
+
+    __slots__ = ()
+
+    def call_places(self, side: int) -> Sequence[Place]:
+        raise NotImplementedError
+
+    def pair_places(self) -> Sequence[tuple[Place, Place]]:
+        raise NotImplementedError
+
+    def call_at(self, side: int, place: Place) -> CallRef:
+        raise NotImplementedError
+
+    def head(self, side: int, limit: int) -> tuple[Sequence[Message], int]:
+        raise NotImplementedError
 
 
 _new = tuple.__new__  # builds a CallRef without its Python-level __new__ (hot loops only)
@@ -203,6 +230,36 @@ class MatchReport:
     @cached_property
     def pairs(self) -> tuple[tuple[CallRef, CallRef], ...]:
         return tuple(self.call_pairs)
+
+    def _side(self, side: int) -> Trajectory:
+        return self.output if side == 0 else self.reference
+
+    def call_places(self, side: int) -> Iterable[Place]:
+        """Where each call of the output (0) or the reference (1) stands, in order."""
+        if isinstance(self.sides, PlacedCalls):
+            return self.sides.call_places(side)
+        return ((c.message, c.position) for c in call_refs(self._side(side)))
+
+    def pair_places(self) -> Iterable[tuple[Place, Place]]:
+        """Where the calls of each pair stand, in output order."""
+        if isinstance(self.sides, PlacedCalls):
+            return self.sides.pair_places()
+        return (((o.message, o.position), (r.message, r.position)) for o, r in self.pairs)
+
+    def call_at(self, side: int, place: Place) -> CallRef:
+        """The call of the output (0) or the reference (1) standing at ``place``."""
+        if isinstance(self.sides, PlacedCalls):
+            return self.sides.call_at(side, place)
+        message, position = place
+        return CallRef(message, position, self._side(side)[message].tool_calls[position])
+
+    def head(self, side: int, limit: int) -> tuple[Sequence[Message], int]:
+        """The first ``limit`` messages of the output (0) or the reference (1), and how many
+        there are."""
+        if isinstance(self.sides, PlacedCalls):
+            return self.sides.head(side, limit)
+        messages = self._side(side).messages
+        return messages[:limit], len(messages)
 
     @property
     def alignment(self) -> tuple[tuple[int | None, int | None], ...]:
