@@ -521,9 +521,9 @@ def test_assignment_around_a_start_is_the_full_optimum(
             start.append((row, column))
     start_columns = [c for _, c in start]
 
-    def bound(row: int) -> float:
+    def within(row: int, limit: float) -> bool:
         best = max((matrix[row][c] for c in start_columns), default=0.0)
-        return min(1.0, best + 0.25) if loose else best
+        return (min(1.0, best + 0.25) if loose else best) <= limit
 
     def rest(row: int) -> list[float]:
         return [matrix[row][c] for c in range(columns) if c not in start_columns]
@@ -533,7 +533,7 @@ def test_assignment_around_a_start_is_the_full_optimum(
         return sum(matrix[i][j] for i, j in enumerate(chosen))
 
     full = max_weight_assignment(rows, columns, lambda i, j: matrix[i][j], start)
-    around = max_weight_assignment(rows, columns, lambda i, j: matrix[i][j], start, bound, rest)
+    around = max_weight_assignment(rows, columns, lambda i, j: matrix[i][j], start, within, rest)
     assert total(around) == pytest.approx(total(full))
 
 
@@ -541,7 +541,16 @@ GRADED_RULES = st.sampled_from(
     [ArgsRule("exact"), ArgsRule("subset"), ArgsRule("superset"), ArgsRule("ragas")]
 )
 POOL_ARGS = st.sampled_from(
-    [{}, {"x": 0}, {"x": 1}, {"x": 0, "y": 0}, {"x": 0, "y": 1, "z": 0}, {"y": [1, 2]}]
+    [
+        {},
+        {"x": 0},
+        {"x": 1},
+        {"x": 0, "y": 0},
+        {"x": 0, "y": 1, "z": 0},
+        {"y": [1, 2]},
+        {"x": 1.0, "y": {"a": [1, 2]}},
+        {"x": True, "z": None},
+    ]
 )
 
 
@@ -551,12 +560,14 @@ POOL_ARGS = st.sampled_from(
     rows=st.lists(st.one_of(POOL_ARGS, ARGS), max_size=4),
     columns=st.lists(st.one_of(POOL_ARGS, ARGS), max_size=4),
     rows_are_references=st.booleans(),
+    limit=st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 2 / 3, 0.75, 1.0]),
 )
 def test_agreement_scores_as_arg_accuracy_does(
     rule: ArgsRule,
     rows: list[dict[str, Any]],
     columns: list[dict[str, Any]],
     rows_are_references: bool,
+    limit: float,
 ) -> None:
     agreement = Agreement(rule, rows, columns, rows_are_references=rows_are_references)
     for r, args in enumerate(rows):
@@ -565,8 +576,13 @@ def test_agreement_scores_as_arg_accuracy_does(
             out, ref = (other, args) if rows_are_references else (args, other)
             return arg_accuracy(rule, out, ref).score
 
+        best = max((score(other) for other in columns), default=0.0)
         assert agreement.weights(r) == [score(other) for other in columns]
-        assert agreement.best(r) >= max((score(other) for other in columns), default=0.0)
+        assert agreement.best(r) >= best
+        if agreement.within(r, limit):  # a row said to score at most ``limit`` does
+            assert best <= limit
+        if agreement.best(r) <= limit:  # and the bound that counts never says less
+            assert agreement.within(r, limit)
 
 
 def test_agreement_gives_up_where_counting_keys_is_not_the_score() -> None:
@@ -574,6 +590,17 @@ def test_agreement_gives_up_where_counting_keys_is_not_the_score() -> None:
     ignoring = Agreement(ArgsRule("exact", ignored=("t",)), rows, columns, rows_are_references=True)
     assert ignoring.weights(0) is None
     assert ignoring.best(0) == 1.0
+    assert not ignoring.within(0, 0.99)
+
+
+def test_agreement_bounds_a_row_by_the_items_some_column_holds() -> None:
+    rows = [{"q": "new", "n": -1, "f": {"a": 1}}]
+    columns = [{"q": "old", "n": 1, "f": {"a": 2}}, {"q": "other", "n": 2, "f": {"a": 1}}]
+    agreement = Agreement(ArgsRule("exact"), rows, columns, rows_are_references=True)
+    # only ``f`` (a container, never indexed) may agree: at most 1 of 3 keys, without counting
+    assert agreement.within(0, 1 / 3)
+    assert agreement._items is None
+    assert not agreement.within(0, 0.3)  # the second column agrees on ``f``: 1/3 > 0.3
 
 
 @settings(max_examples=150)

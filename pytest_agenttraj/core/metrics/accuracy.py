@@ -318,7 +318,7 @@ def _pair_group(
             len(out_ids),
             lambda a, b: scores.weight(ref_ids[a], out_ids[b]),
             rows_start,
-            bound.best,
+            bound.within,
             rest.weights,
         )
         return {ref_ids[a]: out_ids[b] for a, b in enumerate(chosen)}
@@ -327,7 +327,7 @@ def _pair_group(
         len(ref_ids),
         lambda b, a: scores.weight(ref_ids[a], out_ids[b]),
         rows_start,
-        bound.best,
+        bound.within,
         rest.weights,
     )
     return {ref_ids[a]: out_ids[b] for b, a in enumerate(chosen)}

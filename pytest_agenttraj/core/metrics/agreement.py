@@ -43,7 +43,8 @@ class Agreement:
         self._usable = rule.kind in _COUNTED and not rule.ignored
         self._items: dict[Item, list[int]] | None = None
         self._keys: dict[str, list[int]] = defaultdict(list)
-        self._fewest = 0  # the fewest keys a column has
+        self._fewest = min((len(args) for args in columns), default=0)  # the fewest keys of one
+        self._held: _Held | None = None
 
     def _index(self) -> dict[Item, list[int]] | None:
         if self._items is None and self._usable:
@@ -57,7 +58,6 @@ class Agreement:
                     items[item].append(c)
                     self._keys[item[0]].append(c)
             self._items = items
-            self._fewest = min((len(args) for args in self.columns), default=0)
         return self._items
 
     def _counts(
@@ -84,6 +84,25 @@ class Agreement:
         if counted is None:
             return 1.0
         args, agreeing, _ = counted
+        return self._over_keys(args, max(agreeing.values(), default=0))
+
+    def within(self, row: int, limit: float) -> bool:
+        """Whether the row's score against every column is at most ``limit``. A column agrees
+        with the row only on items some column holds, so their number bounds every score; the
+        exact count per column (whose cost grows with the columns sharing a common value) is
+        left for the rows that bound does not settle."""
+        if not self._usable:
+            return limit >= 1.0
+        if self._held is None:
+            self._held = _Held(self.columns)
+        args = self.rows[row]
+        held = self._held.count(args)
+        if held is not None and self._over_keys(args, held) <= limit:
+            return True
+        return self.best(row) <= limit
+
+    def _over_keys(self, args: Args, agreeing: int) -> float:
+        """``agreeing`` items over the fewest keys a pair with the row ``args`` is scored by."""
         fewest = self._fewest
         side = _COUNTED[self.rule.kind]
         if side == "both":
@@ -92,7 +111,7 @@ class Agreement:
             keys = len(args)
         else:
             keys = fewest
-        return min(1.0, max(agreeing.values(), default=0) / keys) if keys else 1.0
+        return min(1.0, agreeing / keys) if keys else 1.0
 
     def weights(self, row: int) -> list[float] | None:
         """The row's score against each column, as ``arg_accuracy`` gives it, or ``None``."""
@@ -129,3 +148,44 @@ def _items(args: Args) -> list[Item] | None:
             return None
         items.append((key, canonical(value)))
     return items
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class _Held:
+    """Which of a row's items some column may agree with, from the columns' scalar items alone
+    (a scalar equals no container, and a container of the row is taken to agree): cheaper to
+    build than the full index, whose containers are made hashable."""
+
+    __slots__ = ("items", "usable")
+
+    def __init__(self, columns: Sequence[Args]) -> None:
+        self.items: set[Item] = set()
+        self.usable = True
+        for args in columns:
+            for key, value in args.items():
+                if type(key) is not str:
+                    self.usable = False
+                    return
+                if type(value) in _SCALARS:
+                    self.items.add((key, canonical(value)))
+                elif holds_matcher(value):
+                    self.usable = False
+                    return
+
+    def count(self, args: Args) -> int | None:
+        """How many of ``args``' items some column may agree with (``None``: not known)."""
+        if not self.usable:
+            return None
+        held = 0
+        for key, value in args.items():
+            if type(key) is not str:
+                return None
+            if type(value) not in _SCALARS:
+                if holds_matcher(value):
+                    return None
+                held += 1
+            elif (key, canonical(value)) in self.items:
+                held += 1
+        return held

@@ -7,13 +7,13 @@ would not do. Pairs of weight 1 (identical arguments) may be given as a start: w
 O(rows x columns).
 
 Where most calls are identical that is still every column for each leftover row. Given
-``start_bound`` (at least each row's best weight against the start's columns), the leftover rows
-are first assigned among the leftover columns alone, and the result is kept when the potentials
-prove it optimal for the whole problem: with the start's rows and columns at potential 0, every
-constraint holds but those between a leftover row and a start column, which ask that row's
-potential to be at most 1 minus its weight there, so at most ``1 - start_bound(row)``. When the
-proof fails (a leftover call is as close to an identical pair's call as to its own partner) the
-whole problem is searched as before: the result is the same optimum either way.
+``start_within`` (whether a row's weight against every start column is at most a limit), the
+leftover rows are first assigned among the leftover columns alone, and the result is kept when the
+potentials prove it optimal for the whole problem: with the start's rows and columns at potential
+0, every constraint holds but those between a leftover row and a start column, which ask that
+row's potential to be at most 1 minus its weight there, so that weight at most ``1 - u(row)``.
+When the proof fails (a leftover call is as close to an identical pair's call as to its own
+partner) the whole problem is searched as before: the result is the same optimum either way.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def max_weight_assignment(
     columns: int,
     weight: Callable[[int, int], float],
     start: Iterable[tuple[int, int]] = (),
-    start_bound: Callable[[int], float] | None = None,
+    start_within: Callable[[int, float], bool] | None = None,
     rest_weights: Callable[[int], list[float] | None] | None = None,
 ) -> list[int]:
     """For each row the column it is assigned (``rows <= columns``), maximising the sum of
@@ -38,16 +38,17 @@ def max_weight_assignment(
 
     ``start`` lists ``(row, column)`` pairs of weight 1 to begin with; the other rows are placed
     around them (still optimally: a later row may take a start column if that is better).
-    ``start_bound(row)``, for a row outside the start, is at least its weight against any start
-    column; with it the leftovers are searched alone where that is provably optimal.
+    ``start_within(row, limit)``, for a row outside the start, says whether its weight against
+    every start column is at most ``limit``; with it the leftovers are searched alone where that
+    is provably optimal.
     ``rest_weights(row)`` may then give a leftover row's weights against every column outside
     the start, in order, all at once (``None``: ask ``weight`` pair by pair).
     """
     if rows > columns:
         raise ValueError(f"cannot assign {rows} rows to {columns} columns")
     start = list(start)
-    if start and start_bound is not None:
-        found = _around_start(rows, columns, weight, start, start_bound, rest_weights)
+    if start and start_within is not None:
+        found = _around_start(rows, columns, weight, start, start_within, rest_weights)
         if found is not None:
             return found
     # without a start every column is outside it, so the rows' weights may come at once
@@ -67,7 +68,7 @@ def _around_start(
     columns: int,
     weight: Callable[[int, int], float],
     start: list[tuple[int, int]],
-    start_bound: Callable[[int], float],
+    start_within: Callable[[int, float], bool],
     rest_weights: Callable[[int], list[float] | None] | None,
 ) -> list[int] | None:
     """The start, with the other rows assigned among the other columns alone, if the
@@ -84,7 +85,7 @@ def _around_start(
         None if rest_weights is None else lambda a: rest_weights(rest_rows[a]),
     )
     for a, row in enumerate(rest_rows):
-        if start_bound(row) > 1.0 - u[a + 1] + _SLACK:
+        if not start_within(row, 1.0 - u[a + 1] + _SLACK):
             return None
     assigned = [-1] * rows
     for row, column in start:
