@@ -34,7 +34,7 @@ class WorkflowState(TypedDict, total=False):
 def _node(name: str) -> Any:
     def run(state: WorkflowState) -> dict[str, Any]:
         if state.get("slow") == name:
-            time.sleep(0.05)
+            time.sleep(0.2)  # long enough that a loaded machine keeps the order
         return {"visited": [name]}
 
     return run

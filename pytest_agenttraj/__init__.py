@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
-from ._version import __version__
+from ._version import __version__ as __version__
 
 # The public names, each listed once: type checkers read them here, and the lazy table,
 # ``__all__`` and ``dir()`` are derived from this block (see ``_lazy``).
@@ -169,5 +169,5 @@ if TYPE_CHECKING:
         create_tool_usage_evaluator as create_tool_usage_evaluator,
     )
 
-__getattr__, __dir__, _names = lazy_exports(__name__, __file__)
-__all__ = ["__version__", *_names]  # derived from the block above
+# ``__all__`` too: "__version__", then the names of the block above
+__getattr__, __dir__ = lazy_exports(__name__, __file__, eager=("__version__",))

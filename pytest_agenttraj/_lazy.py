@@ -48,22 +48,32 @@ def exported_names(source: str) -> dict[str, str]:
 
 
 def lazy_exports(
-    package: str, source_file: str
-) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
-    """The ``__getattr__``, ``__dir__`` and ``__all__`` of ``package``, whose ``__init__`` is
+    package: str, source_file: str, eager: tuple[str, ...] = ()
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of ``package``, whose ``__init__`` is
     ``source_file``: each name its ``TYPE_CHECKING`` block re-exports is imported on first access,
-    then kept."""
-    where = exported_names(Path(source_file).read_text(encoding="utf-8"))
+    then kept. ``__all__`` (``eager``, the names the package defines itself, then the table's) is
+    one of those names: the block is read only when a name is first asked for, not when the
+    package is imported (which pytest does in every run, for the plugin)."""
+    table: dict[str, str] = {}
+
+    def where() -> dict[str, str]:
+        if not table:
+            table.update(exported_names(Path(source_file).read_text(encoding="utf-8")))
+        return table
 
     def __getattr__(name: str) -> Any:
-        module = where.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
+        if name == "__all__":
+            value: Any = [*eager, *sorted(where())]
+        else:
+            module = where().get(name)
+            if module is None:
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            value = getattr(importlib.import_module(module, package), name)
         setattr(sys.modules[package], name, value)
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(where))
+        return sorted(set(vars(sys.modules[package])) | set(where()) | {"__all__"})
 
-    return __getattr__, __dir__, sorted(where)
+    return __getattr__, __dir__

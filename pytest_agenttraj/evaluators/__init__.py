@@ -43,4 +43,4 @@ if TYPE_CHECKING:
         create_tool_usage_evaluator as create_tool_usage_evaluator,
     )
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # ``__all__`` too

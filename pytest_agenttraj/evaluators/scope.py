@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .providers import PROVIDERS, scope_provider
+
 if TYPE_CHECKING:
     from ..core.report import Report
 
@@ -107,29 +109,12 @@ class TestScope:
 _SCOPE: ContextVar[TestScope | None] = ContextVar("pytest_agenttraj_scope", default=None)
 
 
-_PROVIDERS: list[Callable[[], TestScope | None]] = []
-"""Asked, the last added first, for the scope of a running test that entered none (the plugin
-enters scopes only around tests it found using the package at collection)."""
-
-
 def current_scope() -> TestScope | None:
     """The scope of the running test, or ``None`` outside pytest."""
     scope = _SCOPE.get()
-    if scope is None and _PROVIDERS:
-        return _PROVIDERS[-1]()
+    if scope is None and PROVIDERS:
+        return PROVIDERS[-1]()
     return scope
-
-
-def scope_provider(provider: Callable[[], TestScope | None]) -> Callable[[], None]:
-    """Ask ``provider`` for the scope when none is current (the innermost pytest session's, when
-    sessions nest); returns the function that stops asking it."""
-    _PROVIDERS.append(provider)
-
-    def remove() -> None:
-        if provider in _PROVIDERS:
-            _PROVIDERS.remove(provider)
-
-    return remove
 
 
 class test_scope:  # lower case: used as a function, ``with test_scope(scope):``

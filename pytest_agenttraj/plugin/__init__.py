@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ..core.matching.rules import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
+from ..core.matching.modes import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
 from .cassette_store import (
     CASSETTES,
     STORE_NAME,

@@ -13,14 +13,16 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..references.ledger import UpdateLedger
 from .collection import Collection
 from .reference_store import default_name
 from .unused_files import FileKind, UnusedFiles, Verdict
+
+if TYPE_CHECKING:  # loaded where cassettes are recorded: a plain run needs none
+    from ..references.ledger import UpdateLedger
 
 __all__ = [
     "CASSETTES",
@@ -47,7 +49,7 @@ _OPTION = "--trajectory-record"
 _INI = "trajectory_record"
 _REDACT_INI = "trajectory_record_redact"
 _WORKER_KEY = "agenttraj_cassette_ledger"
-_LEDGER = pytest.StashKey[UpdateLedger]()
+_LEDGER: pytest.StashKey[UpdateLedger] = pytest.StashKey()
 _SENT_KEY = "agenttraj_cassettes"
 STORE_NAME = "agenttraj-cassettes"
 _MAX_NAME = 150
@@ -132,6 +134,8 @@ class CassetteLedger:
     writes is claimed by one test, shared with pytest-xdist workers."""
 
     def __init__(self, config: pytest.Config) -> None:
+        from ..references.ledger import UpdateLedger
+
         self.folder = Path(tempfile.mkdtemp(prefix="agenttraj-cassettes-"))
         config.stash[_LEDGER] = UpdateLedger(self.folder)
 
@@ -149,6 +153,8 @@ def ledger_of(config: pytest.Config) -> UpdateLedger | None:
     if ledger is None:
         folder = getattr(config, "workerinput", {}).get(_WORKER_KEY)
         if folder:
+            from ..references.ledger import UpdateLedger
+
             ledger = config.stash[_LEDGER] = UpdateLedger(Path(folder))
     return ledger
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..evaluators.scope import current_scope
 from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
 
@@ -34,6 +33,8 @@ def running_item(fixture: str) -> pytest.Item:
     setup of every test that requests one of its fixtures. The fixtures take no ``request``:
     pytest makes a new fixture definition for each use of it, which costs more per test than
     the evaluation itself."""
+    from ..evaluators.scope import current_scope
+
     scope = current_scope()
     item = None if scope is None else scope.owner
     if not isinstance(item, pytest.Item):
@@ -190,6 +191,7 @@ def assert_trajectory_fixture() -> Callable[..., EvaluatorResult]:
     # call finds its test's settings in the test's scope, or, from a thread the test started,
     # in the test the session is running.
     from ..assertions.trajectory import assert_trajectory, refuse_keywords
+    from ..evaluators.scope import current_scope
 
     session = running_item("assert_trajectory").config.stash[SESSION_KEY]
 

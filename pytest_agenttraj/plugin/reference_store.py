@@ -8,14 +8,13 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .._files import folder_problem
-from ..errors import ReferenceFileError
-from ..references.file import REFERENCE_SUFFIXES, ReferenceFile
-from ..references.ledger import Claim, UpdateLedger
+if TYPE_CHECKING:  # loaded where a test reads or settles a file: a plain run needs none of them
+    from ..references.file import ReferenceFile
+    from ..references.ledger import Claim, UpdateLedger
 
 __all__ = [
     "FOLDER",
@@ -28,7 +27,7 @@ __all__ = [
 ]
 
 FOLDER = "trajectories"
-LEDGER_KEY = pytest.StashKey["UpdateLedger | None"]()
+LEDGER_KEY: pytest.StashKey[UpdateLedger | None] = pytest.StashKey()
 _WORKER_KEY = "agenttraj_update_ledger"
 
 
@@ -64,6 +63,9 @@ class ItemReferences:
 
     def path_for(self, name: str | None) -> Path:
         __tracebackhide__ = True
+        from ..errors import ReferenceFileError
+        from ..references.suffixes import REFERENCE_SUFFIXES
+
         name = name or self.marker_reference or default_name(self.item)
         path = Path(name)
         if not path.is_absolute():
@@ -88,6 +90,8 @@ class ItemReferences:
         __tracebackhide__ = True
         path = self.path_for(name)
         if not path.exists():
+            from ..references.file import ReferenceFile
+
             return ReferenceFile(path, exists=False)
         from ..references.reading import load_reference  # the core's readers, when a file is read
 
@@ -105,6 +109,8 @@ class LedgerOwner:
     folder beside a test file cannot take files."""
 
     def __init__(self, config: pytest.Config) -> None:
+        from ..references.ledger import UpdateLedger
+
         self.config = config
         self.folder = Path(tempfile.mkdtemp(prefix="agenttraj-update-"))
         self.checked = False
@@ -126,6 +132,8 @@ class LedgerOwner:
         if self.checked:
             return
         self.checked = True
+        from .._files import folder_problem
+
         problems = []
         for parent in sorted(parents):
             folder = parent / FOLDER
@@ -145,4 +153,9 @@ class LedgerOwner:
 def worker_ledger(config: pytest.Config) -> None:
     """On a pytest-xdist worker: the controller's ledger, when it made one."""
     folder = getattr(config, "workerinput", {}).get(_WORKER_KEY)
-    config.stash[LEDGER_KEY] = UpdateLedger(Path(folder)) if folder else None
+    if not folder:
+        config.stash[LEDGER_KEY] = None
+        return
+    from ..references.ledger import UpdateLedger
+
+    config.stash[LEDGER_KEY] = UpdateLedger(Path(folder))

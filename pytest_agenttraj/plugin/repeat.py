@@ -50,6 +50,7 @@ import pytest
 from _pytest.runner import call_and_report, show_test_item
 
 from .pass_rules import PassRule
+from .session import REPEAT_PROPERTY
 
 __all__ = [
     "REPEAT_PROPERTY",
@@ -62,9 +63,6 @@ __all__ = [
     "run_repeated",
     "stats_line",
 ]
-
-REPEAT_PROPERTY = "agenttraj_repeat"
-"""Name of the ``user_properties`` entry with a repeated test's attempt counts (JSON)."""
 
 _SECTION = "agenttraj: repeat"
 _DEFAULT_ROWS = 20

@@ -24,19 +24,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..core.values import json_copy
+from ..evaluators.providers import scope_provider
 from ..evaluators.result import evaluator_family, result_passed
-from ..evaluators.scope import Evaluation, TestScope, scope_provider, test_scope
 from .collection import marker_names
 from .reference_store import ItemReferences
-from .repeat import REPEAT_PROPERTY, repeat_lines, run_repeated
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
 from .uses import UseDetector
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the scopes load with the first test that uses the package
     from ..core.matching.report import MatchReport
     from ..core.report import Report
+    from ..evaluators.scope import Evaluation, TestScope
 
 __all__ = [
     "GRADED_FIXTURES",
@@ -55,6 +54,9 @@ PROPERTY = "agenttraj"
 TEST_PROPERTY = "agenttraj_test"
 """Name of the teardown report's entry describing a test for ``--trajectory-min-pass-rate`` (JSON
 ``{"uses_plugin": bool, "groups": [marker names]}``); only made while that gate is on."""
+REPEAT_PROPERTY = "agenttraj_repeat"
+"""Name of a repeated test's last report's entry holding its attempt counts (JSON, see
+:mod:`.repeat`)."""
 
 GRADED_FIXTURES = (
     "tool_call_accuracy_evaluator",
@@ -100,12 +102,12 @@ _INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY})
 
 ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
 SESSION_KEY = pytest.StashKey["TrajectorySession"]()
-_EVALUATIONS = pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]]()
+_EVALUATIONS: pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]] = pytest.StashKey()
 _COUNTERS = pytest.StashKey[dict[str, int]]()
 _SETTING_ERROR = pytest.StashKey[str]()
 _ATTEMPT = pytest.StashKey[int | None]()
 _CONFLICT = pytest.StashKey[int]()
-_BASE_SCOPE = pytest.StashKey[TestScope]()
+_BASE_SCOPE: pytest.StashKey[TestScope] = pytest.StashKey()
 _HOOKS = pytest.StashKey[Any]()  # the item's hook proxy (``item.ihook``), looked up once
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
@@ -297,6 +299,8 @@ class TrajectorySession:
         settings = self.settings_for(item)
         if settings.repeat <= 1 or self.config.getoption("setuponly", False):
             return None
+        from .repeat import run_repeated  # loads with the first repeated test
+
         run_repeated(
             item,
             nextitem,
@@ -337,6 +341,8 @@ class TrajectorySession:
             for record in records:
                 report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
             return
+        from ..core.values import json_copy  # records come from evaluators, which loaded it
+
         for record in records:
             report.user_properties.append((PROPERTY, _Carried(json_copy(record))))
 
@@ -357,6 +363,8 @@ class TrajectorySession:
         known = self._templates.get(key)
         if known is None or known[0] is not settings:
             known = self._templates[key] = (settings, self._template(settings, replays))
+        from ..evaluators.scope import TestScope
+
         scope = object.__new__(TestScope)  # the template's values; no checks to run again
         scope.__dict__.update(known[1].__dict__)
         scope.__dict__["references"] = ItemReferences(item, settings.reference, self._writer(item))
@@ -365,6 +373,8 @@ class TrajectorySession:
 
     def _template(self, settings: TrajectorySettings, replays: bool) -> TestScope:
         """What the scopes of the tests with ``settings`` share (most tests share the run's)."""
+        from ..evaluators.scope import TestScope
+
         return TestScope(
             on_evaluation=_nobody,
             mode=settings.mode,
@@ -403,6 +413,8 @@ class TrajectorySession:
             error = item.stash.get(_SETTING_ERROR, None)
             if error is not None:
                 pytest.fail(error, pytrace=False)
+        from ..evaluators.scope import test_scope
+
         with test_scope(self._scope(item, phase)):
             outcome = yield
         self._settle_usage(item, phase)
@@ -605,6 +617,8 @@ class TrajectorySession:
             return
         if self.repeats and verbosity >= 0:
             terminalreporter.write_sep("=", "trajectory repeats")
+            from .repeat import repeat_lines
+
             for line in repeat_lines(self.repeats, verbosity):
                 terminalreporter.write_line(
                     line, red=line.startswith("FAILED"), yellow=line.startswith("SKIPPED")

@@ -12,18 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..core.matching.rules import (
-    MatchConfig,
-    check_key_paths,
-    check_tool_args_mode,
-    check_trajectory_mode,
-    make_config,
-)
 from ..evaluators.result import check_min_score
 from .pass_rules import PassRule, parse_pass_rule
 from .simulation import SIMULATION_MARKER_HELP
 
 if TYPE_CHECKING:
+    from ..core.matching.rules import MatchConfig
     from ..core.usage import UsageRules
 
 __all__ = [
@@ -128,6 +122,8 @@ class TrajectorySettings:
     """``--trajectory-stats``: every attempt of a repeated test runs, none stops early."""
 
     def match_config(self) -> MatchConfig:
+        from ..core.matching.rules import make_config  # the rules load with a first comparison
+
         return make_config(
             self.mode,
             self.tool_args,
@@ -216,6 +212,8 @@ def _ignore_keys(config: pytest.Config) -> tuple[tuple[str, ...], str]:
 
 
 def _paths(value: Any, *, where: str) -> tuple[str, ...]:
+    from ..core.matching.rules import check_key_paths
+
     return check_key_paths(value, where=where)
 
 
@@ -229,6 +227,8 @@ def session_settings(config: pytest.Config) -> TrajectorySettings:
     picked = _pick(config, "trajectory_mode", "--trajectory-mode", "trajectory_mode")
     if picked:
         value, source, where = picked
+        from ..core.matching.rules import check_trajectory_mode
+
         mode = _usage(check_trajectory_mode, value, where)
         sources["mode"] = source
     picked = _pick(
@@ -236,6 +236,8 @@ def session_settings(config: pytest.Config) -> TrajectorySettings:
     )
     if picked:
         value, source, where = picked
+        from ..core.matching.rules import check_tool_args_mode
+
         tool_args = _usage(check_tool_args_mode, value, where)
         sources["tool_args"] = source
     confidence = _confidence(config)
@@ -299,7 +301,7 @@ def _expectations(chosen: Mapping[str, Any], base: TrajectorySettings) -> dict[s
     found: dict[str, Any] = {}
     if "ignore_keys" in chosen:
         value = chosen["ignore_keys"]
-        found["ignore_keys"] = () if value is None else check_key_paths(value, where="ignore_keys")
+        found["ignore_keys"] = () if value is None else _paths(value, where="ignore_keys")
     allow_empty = chosen.get("allow_empty", base.allow_empty)
     if not isinstance(allow_empty, bool):
         raise ValueError(f"invalid allow_empty {allow_empty!r}: must be True or False")
@@ -321,6 +323,8 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
     chosen = _marker_arguments(item)
     if not chosen:
         return base
+    from ..core.matching.rules import check_tool_args_mode, check_trajectory_mode, make_config
+
     mode = check_trajectory_mode(chosen.get("mode", base.mode), where="mode")
     tool_args = check_tool_args_mode(chosen.get("tool_args", base.tool_args), where="tool_args")
     overrides = chosen.get("overrides", base.overrides)

@@ -29,12 +29,15 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..references.mentions import Mentions, Pattern, mentions
 from .collection import Collection, Namer, test_files
 from .reference_store import relative
+
+if TYPE_CHECKING:  # read only once a run has files to judge
+    from ..references.mentions import Mentions, Pattern
 
 __all__ = ["FileKind", "UnusedFiles", "Verdict", "candidates"]
 
@@ -256,6 +259,8 @@ class UnusedFiles:
 
     def _read(self, source: Path) -> Mentions:
         if source not in self._mentions:
+            from ..references.mentions import mentions
+
             try:
                 text = source.read_text(encoding="utf-8", errors="replace")
             except OSError:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..references.file import REFERENCE_SUFFIXES
+from ..references.suffixes import REFERENCE_SUFFIXES
 from .collection import Collection
 from .reference_store import FOLDER, default_name
 from .unused_files import FileKind, UnusedFiles, Verdict

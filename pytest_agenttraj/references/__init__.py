@@ -68,4 +68,4 @@ if TYPE_CHECKING:
         write_reference as write_reference,
     )
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # ``__all__`` too

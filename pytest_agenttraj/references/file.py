@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .suffixes import REFERENCE_SUFFIXES
+
 __all__ = ["GRAPH_KEYS", "HEADER_KEYS", "REFERENCE_SUFFIXES", "TURNS_KEYS", "ReferenceFile"]
 
-REFERENCE_SUFFIXES = (".yaml", ".yml", ".json")
 HEADER_KEYS = ("mode", "tool_args", "overrides")
 GRAPH_KEYS = ("mode", "steps")
 """The keys of a graph reference file: its header (``mode``) and its path (``steps``)."""

@@ -55,6 +55,18 @@ ON_DEMAND = (
     "pytest_agenttraj.integrations.replay.intercept",
     "pytest_agenttraj.references.cassette",
     "pytest_agenttraj.core.replay",
+    # the rules, scopes and reference files of a test that uses the package
+    "pytest_agenttraj.core.matching.rules",
+    "pytest_agenttraj.core.values",
+    "pytest_agenttraj.evaluators.scope",
+    "pytest_agenttraj.references.file",
+    "pytest_agenttraj.references.ledger",
+    "pytest_agenttraj.references.mentions",
+    # a repeated test's runner, a LangSmith test case
+    "pytest_agenttraj.plugin.repeat",
+    "pytest_agenttraj.integrations.langsmith.case",
+    "pytest_agenttraj.integrations.langsmith.payload",
+    "pytest_agenttraj.integrations.langsmith.runner",
 )
 
 PRINT_LOADED = f"""
@@ -64,7 +76,7 @@ def pytest_sessionfinish(session):
 """
 
 
-def test_a_plain_run_loads_no_gate_rule_or_report_module(pytester: pytest.Pytester) -> None:
+def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(PRINT_LOADED)
     pytester.makepyfile("def test_plain():\n    assert True\n")
     result = pytester.runpytest_subprocess("-p", "no:langsmith_plugin", "-s")
@@ -83,8 +95,10 @@ def test_a_plain_run_loads_no_gate_rule_or_report_module(pytester: pytest.Pytest
     )
     result.assert_outcomes(passed=1)
     assert (
-        "loaded: ['pytest_agenttraj.core.matching.report', 'pytest_agenttraj.core.usage', "
-        "'pytest_agenttraj.gating.pass_rate']"
+        "loaded: ['pytest_agenttraj.core.matching.report', "
+        "'pytest_agenttraj.core.matching.rules', 'pytest_agenttraj.core.usage', "
+        "'pytest_agenttraj.core.values', 'pytest_agenttraj.evaluators.scope', "
+        "'pytest_agenttraj.gating.pass_rate', 'pytest_agenttraj.references.file']"
     ) in result.stdout.str()
 
 

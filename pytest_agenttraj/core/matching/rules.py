@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from ..values import (
     MISSING,
@@ -22,6 +22,12 @@ from ..values import (
     safe_repr,
     value_matches,
     without_paths,
+)
+from .modes import (
+    TOOL_ARGS_MATCH_MODES,
+    TRAJECTORY_MATCH_MODES,
+    ToolArgsMatchMode,
+    TrajectoryMatchMode,
 )
 
 __all__ = [
@@ -37,16 +43,12 @@ __all__ = [
     "make_config",
 ]
 
-TrajectoryMatchMode = Literal["strict", "unordered", "subset", "superset", "in_order"]
-ToolArgsMatchMode = Literal["exact", "ignore", "subset", "superset"]
 ArgsMatcher = Callable[[dict[str, Any], dict[str, Any]], "bool | tuple[bool, str]"]
 """A callable override: ``(output_args, reference_args)`` -> ``bool`` or ``(bool, reason)``."""
 ToolArgsMatchOverrides = dict[
     str, ToolArgsMatchMode | list[str] | dict[str, list[str]] | ArgsMatcher
 ]
 
-TRAJECTORY_MATCH_MODES: tuple[str, ...] = get_args(TrajectoryMatchMode)
-TOOL_ARGS_MATCH_MODES: tuple[str, ...] = get_args(ToolArgsMatchMode)
 GRADED_ARGS_MODES: tuple[str, ...] = (*TOOL_ARGS_MATCH_MODES, "ragas")
 """The args modes of graded tool-call accuracy: the matching ones and ``ragas``, the rule of
 Ragas' ``ToolCallAccuracy`` (the reference's keys must match, extra output keys are free, and a

@@ -27,16 +27,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ...evaluators.result import evaluator_family
-from .case import Case, Pending, parameters, pick, unlogged
 from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
-from .payload import REDACTED, input_messages, repeat_feedback, to_payload
-from .runner import body_of, make_runner, within
 from .selection import TrajectoryTests
 from .stats import LangSmithStats
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what a tracked test needs loads with the first one
     from ...evaluators.scope import Evaluation
+    from .case import Case, Pending
     from .link import Link, Verdict
 
 __all__ = ["WORKER_KEY", "CaseHooks", "LangSmithSink"]
@@ -45,7 +43,7 @@ WORKER_KEY = "agenttraj_langsmith"
 """Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
 
 _MAX_COMMENT = 8_000
-_CASE = pytest.StashKey[Case]()
+_CASE: pytest.StashKey[Case] = pytest.StashKey()
 _ORIGINAL = pytest.StashKey[Any]()
 _COUNTED = pytest.StashKey[bool]()
 _CASE_HOOKS = "agenttraj-langsmith-cases"
@@ -149,6 +147,8 @@ class LangSmithSink:
         ours, users = self._tracked_tests(items)
         if not self.enabled:
             if self.langsmith_active and users:  # langsmith runs them; results go into them
+                from .case import Case
+
                 for item in users:
                     item.stash[_CASE] = Case(item.nodeid, "user", managed=False, live=True)
                 self._watch_cases()
@@ -192,6 +192,8 @@ class LangSmithSink:
     ) -> None:
         """Make each test a case; with LangSmith there, give langsmith's plugin the bounded
         client through the ``langsmith`` marker."""
+        from .case import Case
+
         for item in ours:
             item.stash[_CASE] = Case(item.nodeid, "ours", managed=True, live=link is not None)
             if link is not None and self._fits_live_table(item):
@@ -256,6 +258,8 @@ class LangSmithSink:
             return (yield)
         finally:
             case = item.stash.get(_CASE, None)
+            from .case import unlogged
+
             left = unlogged(case.take_pending()) if case is not None else 0
             if left and case is not None and case.live and not case.untracked:
                 with self._lock:
@@ -263,6 +267,9 @@ class LangSmithSink:
 
     def _runner(self, item: pytest.Function, case: Case, previous: Any) -> Callable[..., Any]:
         plain = item.stash.get(_ORIGINAL, previous)  # the test itself, as collected
+        from .case import parameters, pick
+        from .runner import make_runner, within
+
         names = parameters(plain)
         is_async = inspect.iscoroutinefunction(plain)
         link = self.link
@@ -371,6 +378,8 @@ class LangSmithSink:
     ) -> Callable[[], Any]:
         """The test as ``langsmith.testing.test`` sees it: no parameters, so no fixture value
         (``tmp_path``, a model object, ...) is captured as the run's inputs."""
+        from .runner import body_of
+
         run = body_of(func, case, self._enter, self._finish)
         body: Callable[[], Any]
         if inspect.iscoroutinefunction(func):
@@ -392,6 +401,9 @@ class LangSmithSink:
     def _user_body(self, item: pytest.Function, case: Case, func: Any) -> Callable[..., Any]:
         """The user's test under langsmith's wrapper; same signature, so langsmith captures the
         same inputs it always does."""
+        from .case import parameters
+        from .runner import body_of
+
         request = getattr(item, "_request", None)
         wants_request = "request" in (parameters(func) or frozenset())
 
@@ -424,6 +436,8 @@ class LangSmithSink:
         current = langsmith.get_current_run_tree()
         by_caller = current is not None and "reference_run_id" in (current.metadata or {})
         identity = (evaluator_family(str(record.get("key"))), int(record.get("index", 0) or 0))
+        from .case import Pending
+
         pending = Pending(evaluation, by_caller, identity)
         if not case.managed and not self._in_users_run(case, current, pending):
             return
@@ -460,6 +474,8 @@ class LangSmithSink:
             if case.kind == "ours":
                 self._log_inputs(case)
         finally:
+            from .case import unlogged
+
             case.finished = True
             left = unlogged(case.take_pending())
             if left:
@@ -492,6 +508,8 @@ class LangSmithSink:
         """Log one evaluation into the test's run; whether it was logged."""
         from langsmith import testing as t
 
+        from .payload import to_payload
+
         result = evaluation.result
         try:
             outputs = to_payload(evaluation.outputs, secret=self.secret)
@@ -523,6 +541,8 @@ class LangSmithSink:
         if case is None or link is None or not case.live or case.untracked or case.run is None:
             return
         run = case.run
+        from .payload import repeat_feedback
+
         for record in records:
             for feedback in repeat_feedback(record):
                 try:
@@ -538,6 +558,8 @@ class LangSmithSink:
                     return
 
     def _feedback(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        from .payload import to_payload
+
         out: dict[str, Any] = {"key": str(result.get("key") or "trajectory")}
         score = result.get("score")
         if isinstance(score, bool | int | float):
@@ -551,6 +573,8 @@ class LangSmithSink:
         return out
 
     def _inputs_of(self, evaluation: Evaluation) -> dict[str, Any] | None:
+        from .payload import input_messages, to_payload
+
         if evaluation.inputs is not None:
             inputs = to_payload(evaluation.inputs, secret=self.secret)
             return inputs if isinstance(inputs, dict) else {"inputs": inputs}
@@ -571,6 +595,8 @@ class LangSmithSink:
             self.stats.note(f"logging inputs raised {self._describe(error)}")
 
     def _scrub(self, text: str) -> str:
+        from .payload import REDACTED
+
         return text.replace(self.secret, REDACTED) if self.secret else text
 
     def _describe(self, error: BaseException) -> str:
