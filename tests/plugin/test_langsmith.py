@@ -710,12 +710,12 @@ def test_an_error_after_a_passing_body_changes_no_outcome(
 
 # ------------------------------------------------------------------ in-process units
 
-from pytest_agenttraj.integrations.langsmith.options import (  # noqa: E402
+from pytest_agenttraj.integrations.langsmith.payload import REDACTED, input_messages, to_payload  # noqa: E402
+from pytest_agenttraj.integrations.langsmith.stats import LangSmithStats  # noqa: E402
+from pytest_agenttraj.integrations.langsmith.timeouts import (  # noqa: E402
     TIMEOUTS_ENV,
     Timeouts,
 )
-from pytest_agenttraj.integrations.langsmith.payload import REDACTED, input_messages, to_payload  # noqa: E402
-from pytest_agenttraj.integrations.langsmith.stats import LangSmithStats  # noqa: E402
 
 
 @dataclasses.dataclass

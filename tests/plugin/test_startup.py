@@ -67,6 +67,8 @@ ON_DEMAND = (
     "pytest_agenttraj.integrations.langsmith.case",
     "pytest_agenttraj.integrations.langsmith.payload",
     "pytest_agenttraj.integrations.langsmith.runner",
+    "pytest_agenttraj.integrations.langsmith.timeouts",
+    "pytest_agenttraj.integrations.replay.state",
 )
 
 PRINT_LOADED = f"""

@@ -14,7 +14,7 @@ How a LangSmith outage is kept from changing the run:
 * ``Link.drain`` waits for the pending uploads at the end of the session for at most
   ``Timeouts.drain``; past that deadline the guard refuses every request.
 
-The timeouts are :class:`.options.Timeouts`.
+The timeouts are :class:`.timeouts.Timeouts`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import requests
 from langsmith import utils as ls_utils
 from urllib3.util import Retry
 
-from .options import Timeouts
+from .timeouts import Timeouts
 
 __all__ = [
     "Guard",

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ...evaluators.result import evaluator_family
-from .options import LANGSMITH_PLUGINS, Timeouts, env, switch, tracking_disabled
+from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
 from .selection import TrajectoryTests
 from .stats import LangSmithStats
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # what a tracked test needs loads with the first one
     from ...evaluators.scope import Evaluation
     from .case import Case, Pending
     from .link import Link, Verdict
+    from .timeouts import Timeouts
 
 __all__ = ["WORKER_KEY", "CaseHooks", "LangSmithSink"]
 
@@ -57,7 +58,9 @@ class LangSmithSink:
         self.switch = switch(config)
         self.tracking_off = tracking_disabled()
         self.enabled = self.switch is not None and not self.tracking_off
-        self.timeouts = Timeouts.from_env() if self.enabled else Timeouts()
+        self._timeouts: Timeouts | None = None
+        if self.enabled:  # a bad value is a usage error before any test runs
+            self._timeouts = self.timeouts
         self.is_worker = hasattr(config, "workerinput")
         pm = config.pluginmanager
         self.langsmith_active = any(pm.get_plugin(name) is not None for name in LANGSMITH_PLUGINS)
@@ -80,6 +83,15 @@ class LangSmithSink:
             config.addinivalue_line(
                 "markers", "langsmith(**kwargs): track this test in LangSmith (langsmith.test)"
             )
+
+    @property
+    def timeouts(self) -> Timeouts:
+        """How long logging waits (read from the environment once, when first needed)."""
+        if self._timeouts is None:
+            from .timeouts import Timeouts
+
+            self._timeouts = Timeouts.from_env() if self.enabled else Timeouts()
+        return self._timeouts
 
     # -------------------------------------------------------------- start
 

@@ -6,9 +6,7 @@ test uses a cassette (:mod:`.intercept`, :mod:`.convert`, :mod:`.recorder`)."""
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntry, TerminalRepr
@@ -27,60 +25,14 @@ from ...plugin.cassette_store import (
 from ...plugin.reference_store import relative
 from ...plugin.session import SESSION_KEY
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a test's cassette state loads with the first test that uses one
     from ...assertions.base import AgentTrajAssertionError
-    from ...references.cassette import CassetteFile
     from .recorder import Recorder
+    from .state import AgentCassette, TestCassette
 
-__all__ = ["AgentCassette", "agent_cassette"]
+__all__ = ["agent_cassette"]
 
-_STATE = pytest.StashKey["_TestCassette"]()
-
-
-@dataclass
-class _TestCassette:
-    """One test's cassette across its attempts: the file as read, and each attempt's calls."""
-
-    path: Path
-    name: str
-    mode: str
-    file: CassetteFile | None
-    error: CassetteError | None = None
-    attempts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
-    new_calls: int = 0
-    recorder: Recorder | None = None
-
-
-@dataclass(frozen=True)
-class AgentCassette:
-    """What the ``agent_cassette`` fixture gives a test: the cassette's ``path``, the record
-    ``mode`` (``none``, ``new`` or ``all``) and the ``calls`` made so far (each
-    ``{"model", "request", "response"}``, builtins)."""
-
-    path: Path
-    mode: str
-    _recorder: Any = field(repr=False)
-
-    @property
-    def calls(self) -> list[dict[str, Any]]:
-        return list(self._recorder.made)
-
-    @property
-    def recorded_duration_s(self) -> float | None:
-        """How long the model took, in seconds, for the calls made so far: as recorded for a
-        replayed call, as measured for one recorded now. ``None`` when a call has no timing
-        (cassettes recorded before timings were kept) or no call was made; a budget given
-        ``None`` is an error, never a pass."""
-        calls = self.calls
-        seconds = [s for c in calls if isinstance(s := c.get("duration_s"), int | float)]
-        if not calls or len(seconds) < len(calls):
-            return None
-        return float(sum(seconds))
-
-    @property
-    def recording(self) -> bool:
-        """Whether calls this cassette lacks reach the real model (modes ``new`` and ``all``)."""
-        return self.mode != "none"
+_STATE: pytest.StashKey[TestCassette] = pytest.StashKey()
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -104,14 +56,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.pluginmanager.register(_CassetteHooks(), _HOOKS_NAME)
 
 
-def _state(item: pytest.Item) -> _TestCassette:
+def _state(item: pytest.Item) -> TestCassette:
     """The test's cassette, read once however many attempts it makes."""
     state = item.stash.get(_STATE, None)
     if state is None:
         mode = record_mode(item.config)
         path = cassette_path(item)
         name = relative(path, item.config.rootpath)
-        state = _TestCassette(path, name, mode, None)
+        from .state import TestCassette
+
+        state = TestCassette(path, name, mode, None)
         root = item.config.rootpath.resolve()
         if not path.resolve().is_relative_to(root):
             state.error = CassetteError(f"cassette {path} is outside the project root {root}")
@@ -129,7 +83,7 @@ def _state(item: pytest.Item) -> _TestCassette:
     return state
 
 
-def _claim(item: pytest.Item, state: _TestCassette) -> None:
+def _claim(item: pytest.Item, state: TestCassette) -> None:
     """A recording run writes each cassette for one test only."""
     __tracebackhide__ = True
     ledger = ledger_of(item.config)
@@ -144,7 +98,7 @@ def _claim(item: pytest.Item, state: _TestCassette) -> None:
         )
 
 
-def _recorder(item: pytest.Item, state: _TestCassette, attempt: int | None) -> Recorder:
+def _recorder(item: pytest.Item, state: TestCassette, attempt: int | None) -> Recorder:
     from .recorder import Recorder
 
     recorded = None
@@ -197,6 +151,8 @@ def agent_cassette(request: pytest.FixtureRequest) -> Generator[AgentCassette, N
     state.recorder = recorder
     intercept.activate(recorder, redactions(item.config))
     try:
+        from .state import AgentCassette
+
         yield AgentCassette(state.path, state.mode, recorder)
     finally:
         intercept.deactivate()
@@ -228,7 +184,7 @@ def _runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     return outcome
 
 
-def _write(item: pytest.Item, state: _TestCassette) -> None:
+def _write(item: pytest.Item, state: TestCassette) -> None:
     wanted = state.mode == "all" or (state.mode == "new" and state.new_calls)
     made = [state.attempts[n] for n in sorted(state.attempts)]
     if not wanted or not any(made):
