@@ -127,7 +127,9 @@ def write_project(root: Path, files: int, per_file: int, variant: str | None) ->
         (root / "conftest.py").write_text(CONFTEST)
     for f in range(files):
         if variant is None:
-            text = "".join(PLAIN_TEST.format(i=i, j=i + 1) for i in range(per_file))
+            # numbered across files, so that no two tests share their code (as in a project)
+            numbers = range(f * per_file, (f + 1) * per_file)
+            text = "".join(PLAIN_TEST.format(i=i, j=i + 1) for i in numbers)
         else:
             head, body = BODIES[variant]
             text = MODULE_HEAD + head + "\n\n" + "".join(body.format(i=i) for i in range(per_file))

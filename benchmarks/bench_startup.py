@@ -285,6 +285,48 @@ def case_module_import(project: Path, env: Mapping[str, str]) -> None:
     )
 
 
+# What a pytest run has imported by the time it loads the plugins (so that the timed import
+# pays only for the plugin's own modules: a run loads no other module for it).
+_PYTEST_LOADED = (
+    "import pytest, _pytest.config, _pytest.main, _pytest.python, _pytest.fixtures, "
+    "_pytest.terminal, _pytest.runner, _pytest.reports, json, inspect, threading, hashlib, "
+    "tempfile, contextvars, ast, importlib"
+)
+_TIMED_IMPORT = f"""{_PYTEST_LOADED}
+from time import perf_counter
+started = perf_counter()
+import {PLUGIN_MODULE} as plugin
+for name in plugin.PLUGINS:
+    importlib.import_module(name)
+print(perf_counter() - started)
+"""
+
+
+def case_import_in_process(project: Path, env: Mapping[str, str]) -> None:
+    """The plugin's import (its module and the plugins it registers) timed inside the child,
+    after the modules pytest itself has loaded by then: the start-up cost without the noise of
+    a whole process."""
+    print("\n== 2b. the plugin's import timed inside a fresh interpreter, after pytest's modules")
+    seconds = []
+    for _ in range(IMPORT_RUNS * 2):
+        argv = [sys.executable, "-c", _TIMED_IMPORT]
+        result = subprocess.run(
+            argv, cwd=project, env=env, capture_output=True, text=True, check=True
+        )
+        seconds.append(float(result.stdout.strip()))
+    print(
+        f"  import {PLUGIN_MODULE} and its {len(_plugin_names())} registered plugins: "
+        f"median {ms(statistics.median(seconds))}, fastest {ms(min(seconds))}, "
+        f"n={len(seconds)} (context, no target)"
+    )
+
+
+def _plugin_names() -> tuple[str, ...]:
+    from pytest_agenttraj.plugin import PLUGINS
+
+    return PLUGINS
+
+
 def loaded_heavy_modules(project: Path, env: Mapping[str, str]) -> list[str]:
     code = (
         f"import sys, json, {PLUGIN_MODULE}; "
@@ -315,9 +357,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--only",
-        choices=["collect", "run"],
+        choices=["collect", "run", "import"],
         default=None,
-        help="only case 1 (--collect-only) or only case 1b (the one test run)",
+        help="only case 1 (--collect-only), 1b (the one test run) or 2b (the import, in process)",
     )
     options = parser.parse_args()
     print(header_line())
@@ -333,9 +375,12 @@ def main() -> int:
             case_pytest_startup(project, env)
         if options.only in (None, "run"):
             case_pytest_startup(project, env, RUN_PYTEST_ARGS, "1b")
+        if options.only == "import":
+            case_import_in_process(project, env)
         if options.only is not None:
             return 0
         case_module_import(project, env)
+        case_import_in_process(project, env)
         case_heavy_modules(project, env)
     print(f"\n(start-up benchmark took {perf_counter() - start:.0f} s)")
     return 0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .collection import Collection
+from .collection import Collection, carries
 from .reference_store import default_name
 from .unused_files import FileKind, UnusedFiles, Verdict
 
@@ -104,9 +104,7 @@ def redactions(config: pytest.Config) -> tuple[re.Pattern[str], ...]:
 
 def uses_cassette(item: pytest.Item) -> bool:
     """Whether ``item`` requests the cassette fixture or carries its marker."""
-    return CASSETTE_FIXTURE in getattr(item, "fixturenames", ()) or (
-        item.get_closest_marker(CASSETTE_FIXTURE) is not None
-    )
+    return CASSETTE_FIXTURE in getattr(item, "fixturenames", ()) or carries(item, CASSETTE_FIXTURE)
 
 
 def cassette_name(item: pytest.Item) -> str:

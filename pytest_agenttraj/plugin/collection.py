@@ -47,8 +47,27 @@ the test and the names of its markers (``marker_names``)."""
 
 def marker_names(item: pytest.Item) -> frozenset[str]:
     """The names of the markers ``item`` carries, its own and its parents': one walk up the
-    tree, where ``get_closest_marker`` walks it once per name asked."""
-    return frozenset(mark.name for mark in item.iter_markers())
+    tree, where ``get_closest_marker`` walks it once per name asked (the nodes ``iter_markers``
+    reads, without its generators: collection asks this of every test)."""
+    names: set[str] = set()
+    node: pytest.Item | pytest.Collector | None = item
+    while node is not None:
+        for mark in node.own_markers:
+            names.add(mark.name)
+        node = node.parent
+    return frozenset(names)
+
+
+def carries(item: pytest.Item, name: str) -> bool:
+    """Whether ``item`` or a parent carries the marker ``name`` (``get_closest_marker(name)`` is
+    not ``None``), by the walk of ``marker_names``."""
+    node: pytest.Item | pytest.Collector | None = item
+    while node is not None:
+        for mark in node.own_markers:
+            if getattr(mark, "name", None) == name:
+                return True
+        node = node.parent
+    return False
 
 
 def matches(pattern: str, path: Path) -> bool:

@@ -53,6 +53,8 @@ class UseDetector:
         self._classes: dict[type, bool] = {}
         self._modules: dict[str, bool] = {}
         self._files: dict[Path, frozenset[str]] = {}
+        self._definitions: dict[Any, bool] = {}
+        self._module_files: dict[types.ModuleType, bool] = {}
 
     def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
         """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
@@ -63,9 +65,18 @@ class UseDetector:
             return True
         if not isinstance(item, pytest.Function):
             return False
-        if self._function(item.obj, item.cls):
+        parent = item.parent  # ``item.cls`` looks the class up the whole chain of parents
+        if self._function(item.obj, parent.obj if isinstance(parent, pytest.Class) else None):
             return True
-        return any(self._function(func, None) for func in _fixture_functions(item))
+        return any(self._fixture(definition) for definition in _fixture_definitions(item))
+
+    def _fixture(self, definition: Any) -> bool:
+        """Whether a fixture definition's function may call the package (each looked at once:
+        an autouse fixture is requested by every test)."""
+        known = self._definitions.get(definition)
+        if known is None:
+            known = self._definitions[definition] = self._function(definition.func, None)
+        return known
 
     def _has_reference(self, item: pytest.Item) -> bool:
         names = self._files.get(item.path)  # the items of a test file share its path
@@ -125,7 +136,10 @@ class UseDetector:
     def _module(self, module: types.ModuleType, names: set[str]) -> bool:
         if is_package_name(module.__name__):
             return True
-        if not self._ours(getattr(module, "__file__", None) or ""):
+        ours = self._module_files.get(module)  # every rewritten test names pytest's helpers
+        if ours is None:
+            ours = self._module_files[module] = self._ours(getattr(module, "__file__", None) or "")
+        if not ours:
             return False
         return any(
             self._value(value, names)
@@ -181,10 +195,9 @@ def _class_values(cls: type, names: Iterable[str]) -> list[Any]:
     return found
 
 
-def _fixture_functions(item: pytest.Function) -> Iterator[Any]:
-    """The functions of the fixtures ``item`` requests (each definition in force)."""
+def _fixture_definitions(item: pytest.Function) -> Iterator[Any]:
+    """The definitions of the fixtures ``item`` requests (each one in force)."""
     info = getattr(item, "_fixtureinfo", None)
     definitions = getattr(info, "name2fixturedefs", None) or {}
     for name in item.fixturenames:
-        for definition in definitions.get(name, ()):
-            yield definition.func
+        yield from definitions.get(name, ())

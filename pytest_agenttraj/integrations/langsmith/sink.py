@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ...evaluators.result import evaluator_family
+from ...plugin.collection import carries
 from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
 from .selection import TrajectoryTests
@@ -193,7 +194,7 @@ class LangSmithSink:
         for item in items:
             if not isinstance(item, pytest.Function):
                 continue
-            if item.get_closest_marker("langsmith") is not None:
+            if carries(item, "langsmith"):
                 users.append(item)
             elif self.enabled and item in self._trajectory_tests:
                 ours.append(item)

@@ -22,6 +22,7 @@ from ...plugin.cassette_store import (
     record_mode,
     redactions,
 )
+from ...plugin.collection import carries
 from ...plugin.reference_store import relative
 from ...plugin.session import SESSION_KEY
 
@@ -49,7 +50,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = getattr(item, "fixturenames", None)
         if not isinstance(names, list):
             continue
-        if CASSETTE_FIXTURE not in names and item.get_closest_marker(CASSETTE_FIXTURE) is not None:
+        if CASSETTE_FIXTURE not in names and carries(item, CASSETTE_FIXTURE):
             names.append(CASSETTE_FIXTURE)
         used = used or CASSETTE_FIXTURE in names
     if used and not config.pluginmanager.has_plugin(_HOOKS_NAME):
