@@ -1,0 +1,58 @@
+"""What the plugin reads of each test at collection agrees with pytest's own answers."""
+
+from __future__ import annotations
+
+import pytest
+
+CONFTEST = """
+import json
+from pytest_agenttraj.plugin.collection import carries, marker_names
+
+NAMES = ("trajectory", "agent_cassette", "langsmith", "slow", "parametrize", "skip", "nowhere")
+
+def pytest_collection_finish(session):
+    for item in session.items:
+        ours = sorted(marker_names(item))
+        theirs = sorted({mark.name for mark in item.iter_markers()})
+        closest = [n for n in NAMES if item.get_closest_marker(n) is not None]
+        carried = [n for n in NAMES if carries(item, n)]
+        print("ITEM", json.dumps([item.nodeid, ours == theirs, closest == carried, ours]))
+"""
+
+TESTS = """
+import pytest
+
+pytestmark = pytest.mark.slow
+
+@pytest.mark.trajectory(mode="unordered")
+@pytest.mark.parametrize("n", [1, pytest.param(2, marks=pytest.mark.agent_cassette)])
+def test_marked(n):
+    pass
+
+def test_plain():
+    pass
+
+@pytest.mark.langsmith
+class TestGroup:
+    @pytest.mark.skip
+    def test_method(self):
+        pass
+
+    def test_other(self):
+        pass
+"""
+
+
+def test_marker_walks_agree_with_pytest(pytester: pytest.Pytester) -> None:
+    import json
+
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(TESTS)
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "-s", "-p", "no:randomly")
+    items = [json.loads(line[5:]) for line in result.outlines if line.startswith("ITEM ")]
+    assert len(items) == 5
+    assert all(same and closest for _, same, closest, _ in items), items
+    by_id = {nodeid.split("::", 1)[1]: names for nodeid, _, _, names in items}
+    assert by_id["test_marked[2]"] == ["agent_cassette", "parametrize", "slow", "trajectory"]
+    assert by_id["TestGroup::test_method"] == ["langsmith", "skip", "slow"]
+    assert by_id["test_plain"] == ["slow"]
