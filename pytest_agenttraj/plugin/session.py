@@ -14,6 +14,7 @@ since its rules checked nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -35,7 +36,7 @@ from .uses import UseDetector
 if TYPE_CHECKING:  # the scopes load with the first test that uses the package
     from ..core.matching.report import MatchReport
     from ..core.report import Report
-    from ..evaluators.scope import Evaluation, TestScope
+    from ..evaluators.scope import Evaluation, TestScope, test_scope
 
 __all__ = [
     "GRADED_FIXTURES",
@@ -140,6 +141,22 @@ class _Carried(dict[str, Any]):
         return json.dumps(self)
 
     __repr__ = __str__
+
+
+@functools.cache
+def _scopes() -> tuple[type[TestScope], type[test_scope]]:
+    """The scope class and the context that enters one: loaded with the first test that uses
+    the package, then looked up once (a test's phases ask for them)."""
+    from ..evaluators.scope import TestScope, test_scope
+
+    return TestScope, test_scope
+
+
+@functools.cache
+def _json_copy() -> Callable[[Any], Any]:
+    from ..core.values import json_copy  # records come from evaluators, which loaded it
+
+    return json_copy
 
 
 def _nobody(evaluation: Evaluation) -> None:
@@ -341,10 +358,9 @@ class TrajectorySession:
             for record in records:
                 report.user_properties.append((PROPERTY, json.dumps(record, default=str)))
             return
-        from ..core.values import json_copy  # records come from evaluators, which loaded it
-
+        copy = _json_copy()
         for record in records:
-            report.user_properties.append((PROPERTY, _Carried(json_copy(record))))
+            report.user_properties.append((PROPERTY, _Carried(copy(record))))
 
     def _scope(self, item: pytest.Item, phase: str) -> TestScope:
         """The test's scope for ``phase``: what the phases share is made once per test (and
@@ -363,9 +379,7 @@ class TrajectorySession:
         known = self._templates.get(key)
         if known is None or known[0] is not settings:
             known = self._templates[key] = (settings, self._template(settings, replays))
-        from ..evaluators.scope import TestScope
-
-        scope = object.__new__(TestScope)  # the template's values; no checks to run again
+        scope = object.__new__(_scopes()[0])  # the template's values; no checks to run again
         scope.__dict__.update(known[1].__dict__)
         scope.__dict__["references"] = ItemReferences(item, settings.reference, self._writer(item))
         scope.__dict__["owner"] = item
@@ -373,9 +387,7 @@ class TrajectorySession:
 
     def _template(self, settings: TrajectorySettings, replays: bool) -> TestScope:
         """What the scopes of the tests with ``settings`` share (most tests share the run's)."""
-        from ..evaluators.scope import TestScope
-
-        return TestScope(
+        return _scopes()[0](
             on_evaluation=_nobody,
             mode=settings.mode,
             tool_args=None
@@ -413,9 +425,7 @@ class TrajectorySession:
             error = item.stash.get(_SETTING_ERROR, None)
             if error is not None:
                 pytest.fail(error, pytrace=False)
-        from ..evaluators.scope import test_scope
-
-        with test_scope(self._scope(item, phase)):
+        with _scopes()[1](self._scope(item, phase)):
             outcome = yield
         self._settle_usage(item, phase)
         return outcome
