@@ -64,7 +64,7 @@ def carries(item: pytest.Item, name: str) -> bool:
     node: pytest.Item | pytest.Collector | None = item
     while node is not None:
         for mark in node.own_markers:
-            if getattr(mark, "name", None) == name:
+            if mark.name == name:
                 return True
         node = node.parent
     return False

@@ -54,7 +54,6 @@ class UseDetector:
         self._modules: dict[str, bool] = {}
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
-        self._module_files: dict[types.ModuleType, bool] = {}
 
     def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
         """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
@@ -136,10 +135,7 @@ class UseDetector:
     def _module(self, module: types.ModuleType, names: set[str]) -> bool:
         if is_package_name(module.__name__):
             return True
-        ours = self._module_files.get(module)  # every rewritten test names pytest's helpers
-        if ours is None:
-            ours = self._module_files[module] = self._ours(getattr(module, "__file__", None) or "")
-        if not ours:
+        if not self._module_is_ours(module.__name__, module):  # once per module
             return False
         return any(
             self._value(value, names)
@@ -172,11 +168,14 @@ class UseDetector:
         self._classes[kind] = found
         return found
 
-    def _module_is_ours(self, name: object) -> bool:
+    def _module_is_ours(self, name: object, module: types.ModuleType | None = None) -> bool:
+        """Whether the module ``name`` (``module`` when given, else the one imported under that
+        name) is the project's own; decided once per name (every rewritten test names pytest's
+        helpers)."""
         known = self._modules.get(name) if isinstance(name, str) else False
         if known is None:
-            module = sys.modules.get(str(name))
-            known = self._modules[str(name)] = self._ours(getattr(module, "__file__", None) or "")
+            found = module if module is not None else sys.modules.get(str(name))
+            known = self._modules[str(name)] = self._ours(getattr(found, "__file__", None) or "")
         return bool(known)
 
     def _ours(self, filename: str) -> bool:
