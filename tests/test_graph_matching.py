@@ -491,6 +491,96 @@ def test_a_strict_verdict_and_comment_do_not_wait_for_the_explanation(
     assert explained == [1, 2]  # found once
 
 
+BAD = st.sampled_from([3, None, [], ["c", 4], {"node": "a"}])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    head=st.lists(ENTRY, max_size=5),
+    names=st.tuples(NODE, NODE).filter(lambda pair: pair[0] != pair[1]),
+    tail=st.lists(ENTRY, max_size=3),
+    bad=BAD,
+    at=st.integers(0, 3),
+    side=st.sampled_from(["outputs", "reference_outputs"]),
+)
+def test_an_entry_after_the_parting_is_checked_when_the_explanation_is_read(
+    head: list[Any],
+    names: tuple[str, str],
+    tail: list[Any],
+    bad: Any,
+    at: int,
+    side: str,
+) -> None:
+    """Where the paths part at a name on both sides the verdict is made: a malformed entry
+    after it is reported, naming its step, when the differences are first read, and the
+    verdict and comment are those of the same paths without it."""
+    spoiled = [*tail[:at], bad, *tail[at:]]
+    output = [*head, names[0], *(spoiled if side == "outputs" else tail)]
+    reference = [*head, names[1], *(spoiled if side == "reference_outputs" else tail)]
+    report = match_graph_trajectories({"steps": [output]}, {"steps": [reference]})
+    clean = match_graph_trajectories(
+        {"steps": [[*head, names[0], *tail]]}, {"steps": [[*head, names[1], *tail]]}
+    )
+    assert (report.matched, report.summary) == (False, clean.summary)
+    with pytest.raises(GraphTrajectoryFormatError) as raised:
+        report.differences  # noqa: B018
+    step = len(head) + 1 + min(at, len(tail))
+    assert (raised.value.side, raised.value.invocation, raised.value.step) == (side, 0, step)
+    with pytest.raises(GraphTrajectoryFormatError):
+        report.output  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("output", "reference", "where"),
+    [
+        pytest.param(["a", 3, "b"], ["a", 3, "c"], ("outputs", 1), id="before-the-parting"),
+        pytest.param(["a", 3], ["a", "b"], ("outputs", 1), id="at-the-parting"),
+        pytest.param(["a", "b"], ["a", None], ("reference_outputs", 1), id="reference-there"),
+        pytest.param(["a", 3], ["a", 3], ("outputs", 1), id="equal-paths"),
+        pytest.param(["a", "x", 3], ["a", "x"], ("outputs", 2), id="one-path-runs-on"),
+    ],
+)
+def test_an_entry_the_verdict_rests_on_is_checked_at_once(
+    output: list[Any], reference: list[Any], where: tuple[str, int]
+) -> None:
+    with pytest.raises(GraphTrajectoryFormatError) as raised:
+        match_graph_trajectories({"steps": [["ok"], output]}, {"steps": [["ok"], reference]})
+    assert (raised.value.side, raised.value.invocation, raised.value.step) == (
+        where[0],
+        1,
+        where[1],
+    )
+
+
+def test_a_malformed_entry_after_the_parting_still_fails_the_assertion_and_is_named() -> None:
+    from pytest_agenttraj import GraphTrajectoryMismatch, assert_graph_trajectory
+
+    with pytest.raises(GraphTrajectoryMismatch) as raised:
+        assert_graph_trajectory({"steps": [["a", "x", 3]]}, {"steps": [["a", "b", "c"]]})
+    text = str(raised.value)
+    assert "expected node 'b' at 1, got 'x'" in text
+    assert "outputs['steps'][0][2] (invocation 0, step 2)" in text
+
+
+def test_entries_are_checked_where_agentevals_compares_whatever_steps_hold() -> None:
+    """docs/differences.md, "Entries are checked"."""
+    from agentevals.graph_trajectory.strict import graph_trajectory_strict_match as theirs
+
+    from pytest_agenttraj import graph_trajectory_strict_match as ours
+
+    same = {"steps": [["a", 3]]}
+    assert theirs(outputs=same, reference_outputs=same)["score"] is True
+    with pytest.raises(GraphTrajectoryFormatError, match=r"\(invocation 0, step 1\)"):
+        ours(outputs=same, reference_outputs=same)
+    output, reference = {"steps": [["a", "x", 3]]}, {"steps": [["a", "b", "c"]]}
+    assert theirs(outputs=output, reference_outputs=reference)["score"] is False
+    result = ours(outputs=output, reference_outputs=reference)
+    assert (result["score"], result["comment"]) == (
+        False,
+        "Graph trajectory differs: invocation 0: expected node 'b' at 1, got 'x'.",
+    )
+
+
 BIG = 100_000
 
 

@@ -27,13 +27,21 @@ from .path import (
     GraphPath,
     RawPath,
     check_lengths,
+    checked_path,
     graph_paths,
     graph_steps,
+    plain_path,
     plain_steps,
     read_graph_steps,
 )
 from .report import GraphDifference, GraphMatchReport
-from .strict import StrictDivergence, explain_divergence, strict_sentence
+from .strict import (
+    StrictDivergence,
+    common_prefix,
+    explain_divergence,
+    legacy_sentence,
+    strict_sentence,
+)
 
 __all__ = ["compare_graph_paths", "graph_steps_match", "match_graph_trajectories"]
 
@@ -173,6 +181,10 @@ def match_graph_trajectories(
     """
     check_graph_mode(mode)
     with collector_paused():  # everything built here is acyclic: reference counting frees it
+        if mode == "strict":
+            report = _strict(outputs, reference_outputs)
+            if report is not None:
+                return report
         output, out_paths = _read(outputs, "outputs")
         equal = _equal_steps(output, reference_outputs)
         if equal is not None:  # the cheap check first: equal steps match in every mode
@@ -181,6 +193,80 @@ def match_graph_trajectories(
         return _compare(
             output, reference, mode, _Paths(out_paths or output, ref_paths or reference)
         )
+
+
+def _parting(out: list[Any], ref: list[Any]) -> int | None:
+    """``-1`` when two invocations' entries are equal; the index of the first entry where they
+    part when it is a name on both sides (then the paths cannot match, whatever follows);
+    ``None`` when only the full walk can tell (a superstep there, or one side a prefix)."""
+    if out == ref:
+        return -1
+    at = common_prefix(out, ref, 0, 0)
+    if at < len(out) and at < len(ref) and type(out[at]) is str and type(ref[at]) is str:
+        return at
+    return None
+
+
+def _strict(outputs: Any, reference_outputs: Any) -> GraphMatchReport | None:
+    """A strict comparison that checks the entries its verdict rests on: all of an equal
+    invocation, and of one that parts the entries up to where it parts (equal on both sides)
+    and the two names there. The entries after it are checked when the explanation is read,
+    so a path failing at its start costs what finding that takes. ``None`` where the full
+    reading must decide (a superstep where the paths part, one path a prefix of the other, a
+    malformed entry before the parting, a different number of invocations)."""
+    out_steps = graph_steps(outputs, "outputs")
+    ref_steps = graph_steps(reference_outputs, "reference_outputs")
+    if len(out_steps) != len(ref_steps):
+        return None
+    check_lengths(outputs, len(out_steps), "outputs")
+    check_lengths(reference_outputs, len(ref_steps), "reference_outputs")
+    output: list[RawPath] = []
+    reference: list[RawPath] = []
+    parted: list[tuple[int, StrictDivergence]] = []
+    summary = None
+    for invocation, (out_steps_k, ref_steps_k) in enumerate(zip(out_steps, ref_steps, strict=True)):
+        out, ref = RawPath(out_steps_k, ()), RawPath(ref_steps_k, ())
+        at = _parting(out.entries, ref.entries)
+        checked = plain_path(out.entries if at is None or at < 0 else out.entries[: at + 1])
+        if at is None or checked is None:
+            return None
+        if at < 0:
+            output.append(checked)
+            reference.append(RawPath(ref.entries, checked.grouped))
+            continue
+        if summary is None:  # the entries before ``at`` are equal: so are their offsets
+            where = legacy_sentence(checked, RawPath(ref.entries, checked.grouped), _at(at))
+            summary = f"invocation {invocation}: {where}"
+        output.append(out)
+        reference.append(ref)
+        parted.append((invocation, _at(at)))
+    read = _Paths(output, reference)  # reading them checks every entry
+    if summary is None:
+        return GraphMatchReport.read_later("strict", True, read)
+    explain = partial(_checked_then_explained, output, reference, parted)
+    return GraphMatchReport.read_later("strict", False, read, explain, summary)
+
+
+def _at(entry: int) -> StrictDivergence:
+    return StrictDivergence(entry, entry)
+
+
+def _checked_then_explained(
+    output: list[RawPath], reference: list[RawPath], parted: list[tuple[int, StrictDivergence]]
+) -> list[Any]:
+    """``_explained`` for invocations whose entries after the parting are not yet checked:
+    a malformed one raises ``GraphTrajectoryFormatError`` here, naming its step."""
+    return _explained(
+        [
+            (
+                invocation,
+                checked_path(output[invocation].entries, "outputs", invocation),
+                checked_path(reference[invocation].entries, "reference_outputs", invocation),
+                where,
+            )
+            for invocation, where in parted
+        ]
+    )
 
 
 def graph_steps_match(output_steps: list[Any], reference_steps: list[Any]) -> str | None:

@@ -20,10 +20,12 @@ __all__ = [
     "RawPath",
     "Superstep",
     "check_lengths",
+    "checked_path",
     "flat_nodes",
     "graph_paths",
     "graph_steps",
     "node_counts",
+    "plain_path",
     "plain_steps",
     "read_graph_steps",
     "steps_document",
@@ -238,16 +240,16 @@ class RawPath:
         return [name for index in range(len(self.entries)) for name in self.names(index)]
 
 
-def _plain(entries: Sequence[Any]) -> RawPath | None:
+def plain_path(entries: Sequence[Any]) -> RawPath | None:
     """``entries`` checked at the speed of C loops where it can be: every entry a ``str`` (or
     subclass), or else a list or tuple of names; ``None`` when some entry needs the full reader
     (which says what is wrong with it, or reads a ``str`` subclass standing alone)."""
     try:
-        "".join(entries)  # raises TypeError unless every entry is a name
+        # raises TypeError unless every entry is a name; True only when some name is ""
+        if not "".startswith(tuple(entries)):
+            return RawPath(entries, ())
     except TypeError:
         pass
-    else:
-        return RawPath(entries, ())
     grouped = tuple(index for index, entry in enumerate(entries) if type(entry) is not str)
     for index in grouped:
         entry = entries[index]
@@ -260,13 +262,20 @@ def _plain(entries: Sequence[Any]) -> RawPath | None:
     return RawPath(entries, grouped)
 
 
+def checked_path(entries: Sequence[Any], side: str, invocation: int) -> RawPath:
+    """One invocation's entries checked in full, or ``GraphTrajectoryFormatError`` naming the
+    step of the first malformed one."""
+    path = plain_path(entries)
+    return path if path is not None else RawPath.of(_path(entries, side, invocation))
+
+
 def plain_steps(value: Any, side: str) -> list[RawPath] | None:
     """Every invocation's entries, checked, when each entry is a name or a list or tuple of
     names; ``None`` when ``read_graph_steps`` must read them (and say what is wrong)."""
     steps = graph_steps(value, side)
     paths = []
     for entries in steps:
-        path = _plain(entries)
+        path = plain_path(entries)
         if path is None:
             return None
         paths.append(path)
