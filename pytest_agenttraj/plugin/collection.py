@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Collection", "Namer", "marker_names", "matches", "test_files"]
+__all__ = ["Collection", "MarkerNames", "Namer", "marker_names", "matches", "test_files"]
 
 _WORKER_KEY = "agenttraj_collection"
 _HOOKS = (
@@ -45,22 +45,47 @@ Namer = Callable[[pytest.Item, frozenset[str]], Iterable[tuple[str, str]]]
 the test and the names of its markers (``marker_names``)."""
 
 
+class MarkerNames:
+    """The names of the markers each item carries, its own and its parents', for the items of
+    one pass over a collection: each parent's names are found once and shared by its items
+    (where ``get_closest_marker`` walks the tree once per name asked). Made for one hook call,
+    since a later hook may add markers."""
+
+    __slots__ = ("_parents",)
+
+    _NONE: frozenset[str] = frozenset()
+
+    def __init__(self) -> None:
+        self._parents: dict[int, frozenset[str]] = {}
+
+    def __call__(self, item: pytest.Item) -> frozenset[str]:
+        inherited = self._of(item.parent)
+        own = item.own_markers
+        if not own:
+            return inherited
+        return inherited.union([mark.name for mark in own])
+
+    def _of(self, node: pytest.Collector | None) -> frozenset[str]:
+        if node is None:
+            return self._NONE
+        known = self._parents.get(id(node))  # the nodes live as long as the pass
+        if known is None:
+            known = self._of(node.parent)
+            if node.own_markers:
+                known = known.union([mark.name for mark in node.own_markers])
+            self._parents[id(node)] = known
+        return known
+
+
 def marker_names(item: pytest.Item) -> frozenset[str]:
-    """The names of the markers ``item`` carries, its own and its parents': one walk up the
-    tree, where ``get_closest_marker`` walks it once per name asked (the nodes ``iter_markers``
-    reads, without its generators: collection asks this of every test)."""
-    names: set[str] = set()
-    node: pytest.Item | pytest.Collector | None = item
-    while node is not None:
-        for mark in node.own_markers:
-            names.add(mark.name)
-        node = node.parent
-    return frozenset(names)
+    """The names of the markers ``item`` carries, its own and its parents' (``MarkerNames`` for
+    one item)."""
+    return MarkerNames()(item)
 
 
 def carries(item: pytest.Item, name: str) -> bool:
     """Whether ``item`` or a parent carries the marker ``name`` (``get_closest_marker(name)`` is
-    not ``None``), by the walk of ``marker_names``."""
+    not ``None``), by one walk up the tree."""
     node: pytest.Item | pytest.Collector | None = item
     while node is not None:
         for mark in node.own_markers:
@@ -175,8 +200,9 @@ class Collection:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.tests.update(item.nodeid for item in session.items)
         namers = [(namer, self.named[kind]) for kind, namer in self.namers.items()]
+        read_marks = MarkerNames()
         for item in session.items:
-            marks = marker_names(item)
+            marks = read_marks(item)
             for namer, named in namers:
                 for name, why in namer(item, marks):
                     named.setdefault(name, why)

@@ -27,7 +27,7 @@ import pytest
 
 from ..evaluators.providers import scope_provider
 from ..evaluators.result import evaluator_family, result_passed
-from .collection import marker_names
+from .collection import MarkerNames, marker_names
 from .reference_store import ItemReferences
 from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
@@ -242,8 +242,9 @@ class TrajectorySession:
         self._collected = items  # pytest's own list, for late_scope
         detect = UseDetector(self.config.rootpath, PLUGIN_FIXTURES)
         groups = self.tagged_groups
+        read_marks = MarkerNames()
         for item in items:
-            marks = marker_names(item)
+            marks = read_marks(item)
             marked = "trajectory" in marks
             if marked:
                 try:

@@ -97,9 +97,10 @@ def namer(kind: FileKind, root: Path) -> Namer:
             known = folders[item.path] = (folder.resolve() if exists else folder, exists)
         return known
 
-    def names(item: pytest.Item, marks: frozenset[str]) -> Iterator[tuple[str, str]]:
-        if kind.marker and kind.marker not in marks and not folder_of(item)[1]:
-            return
+    def names(item: pytest.Item, marks: frozenset[str]) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        if kind.marker not in marks and not folder_of(item)[1]:  # asked of every test
+            return found
         for name, why in kind.names(item):
             path = Path(name)
             simple = len(path.parts) == 1
@@ -111,7 +112,8 @@ def namer(kind: FileKind, root: Path) -> Namer:
             if not simple:  # it may lead up, or through links
                 path = path.resolve()
             if path.suffix in kind.suffixes and path.is_relative_to(resolved_root):
-                yield path.relative_to(resolved_root).as_posix(), f"{item.nodeid}: {why}"
+                found.append((path.relative_to(resolved_root).as_posix(), f"{item.nodeid}: {why}"))
+        return found
 
     return names
 

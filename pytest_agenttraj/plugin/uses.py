@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,13 @@ def is_package_name(name: object) -> bool:
     return isinstance(name, str) and (name == _PACKAGE or name.startswith(_PACKAGE + "."))
 
 
-def _code_names(code: types.CodeType) -> Iterator[str]:
+def _code_names(code: types.CodeType) -> frozenset[str]:
     """The global and attribute names ``code`` and the functions nested in it use."""
-    yield from code.co_names
+    names = frozenset(code.co_names)
     for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from _code_names(const)
+        if type(const) is types.CodeType:
+            names |= _code_names(const)
+    return names
 
 
 class UseDetector:
@@ -54,6 +55,7 @@ class UseDetector:
         self._modules: dict[str, bool] = {}
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
+        self._names: dict[tuple[int, frozenset[str]] | None, bool] = {}
 
     def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
         """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
@@ -67,15 +69,23 @@ class UseDetector:
         parent = item.parent  # ``item.cls`` looks the class up the whole chain of parents
         if self._function(item.obj, parent.obj if isinstance(parent, pytest.Class) else None):
             return True
-        return any(self._fixture(definition) for definition in _fixture_definitions(item))
+        return self._fixtures(item)
 
-    def _fixture(self, definition: Any) -> bool:
-        """Whether a fixture definition's function may call the package (each looked at once:
-        an autouse fixture is requested by every test)."""
-        known = self._definitions.get(definition)
-        if known is None:
-            known = self._definitions[definition] = self._function(definition.func, None)
-        return known
+    def _fixtures(self, item: pytest.Function) -> bool:
+        """Whether the definition of a fixture ``item`` requests (each one in force) may call
+        the package; each definition is looked at once (an autouse fixture is requested by
+        every test)."""
+        info = getattr(item, "_fixtureinfo", None)
+        definitions = getattr(info, "name2fixturedefs", None) or {}
+        seen = self._definitions
+        for name in item.fixturenames:
+            for definition in definitions.get(name, ()):
+                known = seen.get(definition)
+                if known is None:
+                    known = seen[definition] = self._function(definition.func, None)
+                if known:
+                    return True
+        return False
 
     def _has_reference(self, item: pytest.Item) -> bool:
         names = self._files.get(item.path)  # the items of a test file share its path
@@ -102,21 +112,38 @@ class UseDetector:
         if known is not None:
             return known
         self._code[code] = False  # a function that names itself is looked at once
-        names = set(_code_names(code))
+        names = _code_names(code)
         scope: dict[str, Any] = getattr(func, "__globals__", {})
+        closure = getattr(func, "__closure__", None)
+        # what a function finds depends only on the values its names have: the functions of a
+        # module that name the same things (its tests, often) are decided once
+        shared = (id(scope), names) if cls is None and not closure else None
+        found = self._names.get(shared) if shared is not None else None
+        if found is None:
+            if shared is not None:
+                self._names[shared] = False
+            found = self._values(scope, names, cls, closure)
+            if shared is not None:
+                self._names[shared] = found
+        self._code[code] = found
+        return found
+
+    def _values(
+        self, scope: dict[str, Any], names: frozenset[str], cls: type | None, closure: Any
+    ) -> bool:
+        """Whether the values ``names`` have (in ``scope``, on ``cls``, in ``closure``) may lead
+        to the package."""
         values: list[Any] = [scope[name] for name in names if name in scope]
         if cls is not None:
             values.extend(_class_values(cls, names))
-        for cell in getattr(func, "__closure__", None) or ():
+        for cell in closure or ():
             try:
                 values.append(cell.cell_contents)
             except ValueError:  # an empty cell
                 continue
-        found = any(self._value(value, names) for value in values)
-        self._code[code] = found
-        return found
+        return any(self._value(value, names) for value in values)
 
-    def _value(self, value: Any, names: set[str]) -> bool:
+    def _value(self, value: Any, names: frozenset[str]) -> bool:
         """Whether a value a function names is, or may lead to, the package."""
         if isinstance(value, types.ModuleType):
             return self._module(value, names)
@@ -132,7 +159,7 @@ class UseDetector:
         kind = value if isinstance(value, type) else type(value)
         return self._class(kind)
 
-    def _module(self, module: types.ModuleType, names: set[str]) -> bool:
+    def _module(self, module: types.ModuleType, names: frozenset[str]) -> bool:
         if is_package_name(module.__name__):
             return True
         if not self._module_is_ours(module.__name__, module):  # once per module
@@ -192,11 +219,3 @@ def _class_values(cls: type, names: Iterable[str]) -> list[Any]:
                 found.append(vars(klass)[name])
                 break
     return found
-
-
-def _fixture_definitions(item: pytest.Function) -> Iterator[Any]:
-    """The definitions of the fixtures ``item`` requests (each one in force)."""
-    info = getattr(item, "_fixtureinfo", None)
-    definitions = getattr(info, "name2fixturedefs", None) or {}
-    for name in item.fixturenames:
-        yield from definitions.get(name, ())

@@ -6,13 +6,15 @@ import pytest
 
 CONFTEST = """
 import json
-from pytest_agenttraj.plugin.collection import carries, marker_names
+from pytest_agenttraj.plugin.collection import MarkerNames, carries, marker_names
 
 NAMES = ("trajectory", "agent_cassette", "langsmith", "slow", "parametrize", "skip", "nowhere")
 
 def pytest_collection_finish(session):
+    shared = MarkerNames()  # one reader for all, as the plugin's hooks read them
     for item in session.items:
-        ours = sorted(marker_names(item))
+        ours = sorted(shared(item))
+        assert sorted(marker_names(item)) == ours
         theirs = sorted({mark.name for mark in item.iter_markers()})
         closest = [n for n in NAMES if item.get_closest_marker(n) is not None]
         carried = [n for n in NAMES if carries(item, n)]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ...evaluators.result import evaluator_family
-from ...plugin.collection import carries
+from ...plugin.collection import MarkerNames
 from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
 from .selection import TrajectoryTests
@@ -191,10 +191,11 @@ class LangSmithSink:
         """The tests tracked here, and those the user marked ``@pytest.mark.langsmith``."""
         ours: list[pytest.Function] = []
         users: list[pytest.Function] = []
+        read_marks = MarkerNames()
         for item in items:
             if not isinstance(item, pytest.Function):
                 continue
-            if carries(item, "langsmith"):
+            if "langsmith" in read_marks(item):
                 users.append(item)
             elif self.enabled and item in self._trajectory_tests:
                 ours.append(item)

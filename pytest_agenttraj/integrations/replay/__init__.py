@@ -22,7 +22,7 @@ from ...plugin.cassette_store import (
     record_mode,
     redactions,
 )
-from ...plugin.collection import carries
+from ...plugin.collection import MarkerNames
 from ...plugin.reference_store import relative
 from ...plugin.session import SESSION_KEY
 
@@ -46,11 +46,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A test carrying the ``agent_cassette`` marker (its own, its class's or its module's)
     uses the fixture; the per-test hooks are registered only when some test uses it."""
     used = False
+    read_marks = MarkerNames()
     for item in items:
         names = getattr(item, "fixturenames", None)
         if not isinstance(names, list):
             continue
-        if CASSETTE_FIXTURE not in names and carries(item, CASSETTE_FIXTURE):
+        if CASSETTE_FIXTURE not in names and CASSETTE_FIXTURE in read_marks(item):
             names.append(CASSETTE_FIXTURE)
         used = used or CASSETTE_FIXTURE in names
     if used and not config.pluginmanager.has_plugin(_HOOKS_NAME):
