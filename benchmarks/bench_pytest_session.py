@@ -6,7 +6,8 @@ variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarde
 
 1. **Plain tests, plugin installed vs ``-p no:agenttraj``**: 2,000 trivial tests in 20 files that
    never touch the plugin. Target: at most 1 % more (a test that uses nothing of the plugin pays
-   nothing measurable).
+   nothing measurable). Then the deterministic part of it: the plugin's hooks timed inside the
+   same sessions (``_hook_timer.py``), against a session's time without the plugin.
 2. **1,000 tests each evaluating a 6-message LangChain trajectory** (the weather agent's messages,
    made once per module by a real ``create_agent`` run on a scripted chat model):
 
@@ -40,6 +41,7 @@ Run it with ``make bench`` or ``.venv/bin/python benchmarks/bench_pytest_session
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -207,6 +209,33 @@ def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> Non
             f"  {what}: {percent:+.2f}% ({(with_plugin - without) * 1000:+.0f} ms)   "
             f"target <= {PLAIN_TARGET_PERCENT:g}%   {verdict}"
         )
+    hook_times(project, env, runs, median(timings["-p no:agenttraj"], "wall"))
+
+
+def hook_times(project: Path, env: Mapping[str, str], runs: int, session: float) -> None:
+    """The deterministic part of the difference above: the plugin's hooks, timed inside
+    ``runs`` sessions of the same tests (``_hook_timer.py``); its start-up is
+    ``bench_startup.py``'s."""
+    timed_env = {**env, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    totals: list[float] = []
+    largest: dict[str, float] = {}
+    for _ in range(runs):
+        argv = pytest_argv(["-p", "_hook_timer", "-s"])
+        done = subprocess.run(argv, cwd=project, env=timed_env, capture_output=True, text=True)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("HOOKS ")]
+        if done.returncode != 0 or not lines:
+            sys.exit(f"hook-timed session failed ({done.returncode}):\n{done.stdout[-3000:]}")
+        found = json.loads(lines[-1][6:])
+        totals.append(found["total"])
+        largest = found["largest"]
+    total = statistics.median(totals)
+    parts = ", ".join(f"{name} {seconds * 1e3:.1f} ms" for name, seconds in largest.items())
+    print(
+        f"  the plugin's hooks inside these sessions: median {total * 1e3:.1f} ms "
+        f"({total / session * 100:.2f} % of a session without the plugin; "
+        f"range {min(totals) * 1e3:.1f}-{max(totals) * 1e3:.1f} ms)\n"
+        f"  the last run's largest: {parts}"
+    )
 
 
 def case_evaluations(
