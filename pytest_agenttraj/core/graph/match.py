@@ -95,8 +95,13 @@ class _Paths:
 
 
 def _compare(
-    output: Sequence[RawPath], reference: Sequence[RawPath], mode: str, read: _Paths
+    output: Sequence[RawPath],
+    reference: Sequence[RawPath],
+    mode: str,
+    read: _Paths,
+    shared: Sequence[int] = (),
 ) -> GraphMatchReport:
+    """``shared``: how many entries each of the first invocations is known to share."""
     if len(output) != len(reference):
         count = len(reference)
         what = f"expected {count} invocation{'' if count == 1 else 's'}, got {len(output)}"
@@ -107,7 +112,8 @@ def _compare(
     if mode == "strict":  # the verdict and comment now, the explanation when a diff asks
         parted = []
         for invocation, (out, ref) in enumerate(zip(output, reference, strict=True)):
-            where, sentence = strict_sentence(invocation, out, ref)
+            known = shared[invocation] if invocation < len(shared) else 0
+            where, sentence = strict_sentence(invocation, out, ref, known)
             if where is not None:
                 parted.append((invocation, out, ref, where))
                 summary = summary or sentence
@@ -181,39 +187,42 @@ def match_graph_trajectories(
     """
     check_graph_mode(mode)
     with collector_paused():  # everything built here is acyclic: reference counting frees it
+        shared = None
         if mode == "strict":
-            report = _strict(outputs, reference_outputs)
-            if report is not None:
-                return report
+            found = _strict(outputs, reference_outputs)
+            if isinstance(found, GraphMatchReport):
+                return found
+            shared = found
         output, out_paths = _read(outputs, "outputs")
-        equal = _equal_steps(output, reference_outputs)
-        if equal is not None:  # the cheap check first: equal steps match in every mode
-            return GraphMatchReport.read_later(mode, True, _Paths(out_paths or output, equal))
+        if shared is None:  # the cheap check first: equal steps match in every mode
+            equal = _equal_steps(output, reference_outputs)
+            if equal is not None:
+                return GraphMatchReport.read_later(mode, True, _Paths(out_paths or output, equal))
         reference, ref_paths = _read(reference_outputs, "reference_outputs")
-        return _compare(
-            output, reference, mode, _Paths(out_paths or output, ref_paths or reference)
-        )
+        read = _Paths(out_paths or output, ref_paths or reference)
+        return _compare(output, reference, mode, read, shared or ())
 
 
-def _parting(out: list[Any], ref: list[Any]) -> int | None:
-    """``-1`` when two invocations' entries are equal; the index of the first entry where they
-    part when it is a name on both sides (then the paths cannot match, whatever follows);
-    ``None`` when only the full walk can tell (a superstep there, or one side a prefix)."""
+def _parting(out: list[Any], ref: list[Any]) -> tuple[int, bool]:
+    """How many entries two invocations share (``-1``: all, they are equal) and whether the
+    first entry where they part is a name on both sides (then the paths cannot match, whatever
+    follows; else only the full walk can tell: a superstep there, or one side a prefix)."""
     if out == ref:
-        return -1
+        return -1, True
     at = common_prefix(out, ref, 0, 0)
-    if at < len(out) and at < len(ref) and type(out[at]) is str and type(ref[at]) is str:
-        return at
-    return None
+    names = at < len(out) and at < len(ref) and type(out[at]) is str and type(ref[at]) is str
+    return at, names
 
 
-def _strict(outputs: Any, reference_outputs: Any) -> GraphMatchReport | None:
+def _strict(outputs: Any, reference_outputs: Any) -> GraphMatchReport | list[int] | None:
     """A strict comparison that checks the entries its verdict rests on: all of an equal
     invocation, and of one that parts the entries up to where it parts (equal on both sides)
     and the two names there. The entries after it are checked when the explanation is read,
     so a path failing at its start costs what finding that takes. ``None`` where the full
-    reading must decide (a superstep where the paths part, one path a prefix of the other, a
-    malformed entry before the parting, a different number of invocations)."""
+    reading must decide (a malformed entry before the parting, a different number of
+    invocations); where it must walk the paths (a superstep where they part, one path a prefix
+    of the other), how many entries each invocation compared so far shares, so that the walk
+    starts there: then some invocation differs."""
     out_steps = graph_steps(outputs, "outputs")
     ref_steps = graph_steps(reference_outputs, "reference_outputs")
     if len(out_steps) != len(ref_steps):
@@ -224,11 +233,15 @@ def _strict(outputs: Any, reference_outputs: Any) -> GraphMatchReport | None:
     reference: list[RawPath] = []
     parted: list[tuple[int, StrictDivergence]] = []
     summary = None
+    shared: list[int] = []
     for invocation, (out_steps_k, ref_steps_k) in enumerate(zip(out_steps, ref_steps, strict=True)):
         out, ref = RawPath(out_steps_k, ()), RawPath(ref_steps_k, ())
-        at = _parting(out.entries, ref.entries)
-        checked = plain_path(out.entries if at is None or at < 0 else out.entries[: at + 1])
-        if at is None or checked is None:
+        at, names = _parting(out.entries, ref.entries)
+        shared.append(len(out) if at < 0 else at)
+        if not names:
+            return shared
+        checked = plain_path(out.entries if at < 0 else out.entries[: at + 1])
+        if checked is None:
             return None
         if at < 0:
             output.append(checked)

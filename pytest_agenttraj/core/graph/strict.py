@@ -143,10 +143,11 @@ def _skip_shared(out: Sequence[Any], ref: Sequence[Any], o: int, r: int) -> tupl
         r += 1
 
 
-def raw_divergence(output: RawPath, reference: RawPath) -> StrictDivergence | None:
-    """``None`` when the paths match strictly, else where they part."""
+def raw_divergence(output: RawPath, reference: RawPath, shared: int = 0) -> StrictDivergence | None:
+    """``None`` when the paths match strictly, else where they part; the first ``shared``
+    entries are known to be equal on both sides (and are not compared again)."""
     out, ref = output.entries, reference.entries
-    o = r = 0
+    o = r = shared
     out_rest: dict[str, int] = {}
     ref_rest: dict[str, int] = {}
     out_left = ref_left = 0
@@ -355,11 +356,12 @@ def explain_divergence(
 
 
 def strict_sentence(
-    invocation: int, output: RawPath, reference: RawPath
+    invocation: int, output: RawPath, reference: RawPath, shared: int = 0
 ) -> tuple[StrictDivergence | None, str | None]:
     """Where one invocation's paths part and the comment's sentence for it (``None``, ``None``
-    on a match): the verdict and the comment, without the explanation."""
-    where = raw_divergence(output, reference)
+    on a match): the verdict and the comment, without the explanation. The first ``shared``
+    entries are known to be equal."""
+    where = raw_divergence(output, reference, shared)
     if where is None:
         return None, None
     return where, f"invocation {invocation}: {legacy_sentence(output, reference, where)}"
