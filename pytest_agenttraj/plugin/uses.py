@@ -55,7 +55,7 @@ class UseDetector:
         self._modules: dict[str, bool] = {}
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
-        self._names: dict[tuple[int, frozenset[str]] | None, bool] = {}
+        self._names: dict[tuple[int, frozenset[str]], bool] = {}
 
     def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
         """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
@@ -115,17 +115,22 @@ class UseDetector:
         names = _code_names(code)
         scope: dict[str, Any] = getattr(func, "__globals__", {})
         closure = getattr(func, "__closure__", None)
-        # what a function finds depends only on the values its names have: the functions of a
-        # module that name the same things (its tests, often) are decided once
-        shared = (id(scope), names) if cls is None and not closure else None
-        found = self._names.get(shared) if shared is not None else None
-        if found is None:
-            if shared is not None:
-                self._names[shared] = False
+        if cls is None and not closure:
+            found = self._module_values(scope, names)
+        else:
             found = self._values(scope, names, cls, closure)
-            if shared is not None:
-                self._names[shared] = found
         self._code[code] = found
+        return found
+
+    def _module_values(self, scope: dict[str, Any], names: frozenset[str]) -> bool:
+        """``_values`` of a plain function: what it finds depends only on the values its names
+        have in its module, so the functions of a module that name the same things (its
+        tests, often) are decided once."""
+        key = (id(scope), names)  # the module's globals live as long as its functions
+        found = self._names.get(key)
+        if found is None:
+            self._names[key] = False  # functions that name each other are looked at once
+            found = self._names[key] = self._values(scope, names, None, None)
         return found
 
     def _values(
