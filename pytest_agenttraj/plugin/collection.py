@@ -15,9 +15,9 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -40,9 +40,21 @@ _WHERE = {
     pytest.Config.ArgsSource.INVOCATION_DIR: "the folder the run started in",
 }
 
-Namer = Callable[[pytest.Item, frozenset[str]], Iterable[tuple[str, str]]]
-"""The files a test names without running (paths relative to the rootdir), each with why; given
-the test and the names of its markers (``marker_names``)."""
+
+class Namer(Protocol):
+    """The files a test names without running (paths relative to the rootdir), each with why;
+    given the test and the names of its markers (``marker_names``). A test names none unless
+    its kind's folder is ``beside`` it or it carries the ``marker``."""
+
+    marker: str
+
+    def beside(self, item: pytest.Item) -> bool:
+        """Whether the kind's folder is beside the test's file."""
+        ...
+
+    def __call__(self, item: pytest.Item, marks: frozenset[str]) -> Iterable[tuple[str, str]]:
+        """The files ``item`` names."""
+        ...
 
 
 class MarkerNames:
@@ -200,9 +212,16 @@ class Collection:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.tests.update(item.nodeid for item in session.items)
         namers = [(namer, self.named[kind]) for kind, namer in self.namers.items()]
+        markers = frozenset(namer.marker for namer, _ in namers if namer.marker)
         read_marks = MarkerNames()
+        beside: dict[Path, bool] = {}  # the items of a test file share its path
         for item in session.items:
+            near = beside.get(item.path)
+            if near is None:
+                near = beside[item.path] = any(namer.beside(item) for namer, _ in namers)
             marks = read_marks(item)
+            if not near and markers.isdisjoint(marks):  # a plain test names nothing
+                continue
             for namer, named in namers:
                 for name, why in namer(item, marks):
                     named.setdefault(name, why)

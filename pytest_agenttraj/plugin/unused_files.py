@@ -84,38 +84,51 @@ def _base(nodeid: str) -> str:
 def namer(kind: FileKind, root: Path) -> Namer:
     """The files a test names for ``kind``, relative to the rootdir; a name outside it, or
     without one of the kind's suffixes, names none."""
-    resolved_root = root.resolve()
-    folders: dict[Path, tuple[Path, bool]] = {}
+    return _FileNamer(kind, root)
 
-    def folder_of(item: pytest.Item) -> tuple[Path, bool]:
-        """The kind's folder beside the test (resolved when it exists), and whether it does;
-        looked up once per test file (its items share the path)."""
-        known = folders.get(item.path)
+
+class _FileNamer:
+    """``namer``'s answer: looks the kind's folder up once per test file (its items share the
+    path)."""
+
+    __slots__ = ("_folders", "kind", "marker", "root")
+
+    def __init__(self, kind: FileKind, root: Path) -> None:
+        self.kind = kind
+        self.marker = kind.marker
+        self.root = root.resolve()
+        self._folders: dict[Path, tuple[Path, bool]] = {}
+
+    def _folder_of(self, item: pytest.Item) -> tuple[Path, bool]:
+        """The kind's folder beside the test (resolved when it exists), and whether it does."""
+        known = self._folders.get(item.path)
         if known is None:
-            folder = item.path.parent / kind.folder
+            folder = item.path.parent / self.kind.folder
             exists = folder.is_dir()
-            known = folders[item.path] = (folder.resolve() if exists else folder, exists)
+            known = self._folders[item.path] = (folder.resolve() if exists else folder, exists)
         return known
 
-    def names(item: pytest.Item, marks: frozenset[str]) -> list[tuple[str, str]]:
+    def beside(self, item: pytest.Item) -> bool:
+        return self._folder_of(item)[1]
+
+    def __call__(self, item: pytest.Item, marks: frozenset[str]) -> list[tuple[str, str]]:
+        kind = self.kind
         found: list[tuple[str, str]] = []
-        if kind.marker not in marks and not folder_of(item)[1]:  # asked of every test
+        if kind.marker not in marks and not self._folder_of(item)[1]:
             return found
         for name, why in kind.names(item):
             path = Path(name)
             simple = len(path.parts) == 1
             if not path.is_absolute():
-                folder, exists = folder_of(item)
+                folder, exists = self._folder_of(item)
                 if simple and not exists:  # nothing there to keep
                     continue
                 path = folder / path
             if not simple:  # it may lead up, or through links
                 path = path.resolve()
-            if path.suffix in kind.suffixes and path.is_relative_to(resolved_root):
-                found.append((path.relative_to(resolved_root).as_posix(), f"{item.nodeid}: {why}"))
+            if path.suffix in kind.suffixes and path.is_relative_to(self.root):
+                found.append((path.relative_to(self.root).as_posix(), f"{item.nodeid}: {why}"))
         return found
-
-    return names
 
 
 @dataclass

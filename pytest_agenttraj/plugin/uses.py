@@ -43,6 +43,18 @@ def _code_names(code: types.CodeType) -> frozenset[str]:
     return names
 
 
+_CODE = types.CodeType
+
+
+def _names_none(code: types.CodeType, suspects: frozenset[str]) -> bool:
+    """Whether the code nested in ``code`` uses none of ``suspects``."""
+    return all(
+        suspects.isdisjoint(const.co_names) and _names_none(const, suspects)
+        for const in code.co_consts
+        if type(const) is _CODE
+    )
+
+
 class UseDetector:
     """Decides per test whether it uses the plugin; remembers each function, class, module and
     reference folder it looked at, so a session of many tests pays once for what they share."""
@@ -56,6 +68,9 @@ class UseDetector:
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
         self._names: dict[tuple[int, frozenset[str]], bool] = {}
+        self._scopes: dict[int, tuple[frozenset[str], object]] = {}
+        self._kinds: dict[type, bool] = {}
+        self._files_ours: dict[str, bool] = {}
 
     def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
         """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
@@ -67,9 +82,72 @@ class UseDetector:
         if not isinstance(item, pytest.Function):
             return False
         parent = item.parent  # ``item.cls`` looks the class up the whole chain of parents
-        if self._function(item.obj, parent.obj if isinstance(parent, pytest.Class) else None):
-            return True
-        return self._fixtures(item)
+        func = item.obj
+        if isinstance(parent, pytest.Class):
+            found = self._function(func, parent.obj)
+        else:
+            found = not self._names_nothing(func) and self._function(func, None)
+        return found or self._fixtures(item)
+
+    def _names_nothing(self, func: Any) -> bool:
+        """Whether ``func``, a function of its module, certainly names nothing that may lead to
+        the package: none of its names (nor of the functions nested in it) is one of its
+        module's ``_suspects``. The common case, decided without following anything; else
+        ``_function`` follows what it names."""
+        if type(func) is not types.FunctionType or func.__closure__ is not None:
+            return False
+        if getattr(func, "__wrapped__", None) is not None:
+            return False
+        scope = func.__globals__
+        known = self._scopes.get(id(scope))  # the module's globals live as long as its functions
+        if known is None:
+            known = self._scopes[id(scope)] = self._suspects(scope)
+        suspects, module = known
+        if func.__module__ != module and is_package_name(func.__module__):
+            return False
+        code = func.__code__
+        if not suspects.isdisjoint(code.co_names):
+            return False
+        return _CODE not in map(type, code.co_consts) or _names_none(code, suspects)
+
+    def _suspects(self, scope: dict[str, Any]) -> tuple[frozenset[str], object]:
+        """The names in a module's globals whose values may lead to the package (what
+        ``_value`` could find True), by a look at each value that follows nothing: the
+        package's modules, functions and classes, the project's own, and instances of them;
+        and the module's name (all of the names when it is the package's)."""
+        module = scope.get("__name__")
+        if is_package_name(module):
+            return frozenset(scope), module
+        return frozenset(
+            name for name, value in list(scope.items()) if self._may_lead(value)
+        ), module
+
+    def _may_lead(self, value: Any) -> bool:
+        kind = type(value)
+        if kind is types.FunctionType or kind is types.MethodType:  # neither has subclasses
+            func = value.__func__ if kind is types.MethodType else value
+            code = getattr(func, "__code__", None)
+            return is_package_name(func.__module__) or (
+                isinstance(code, types.CodeType) and self._file_is_ours(code.co_filename)
+            )
+        if isinstance(value, types.ModuleType):
+            return is_package_name(value.__name__) or self._module_is_ours(value.__name__, value)
+        if isinstance(value, type):
+            kind = value
+        known = self._kinds.get(kind)
+        if known is None:
+            known = self._kinds[kind] = any(
+                is_package_name(name := getattr(klass, "__module__", None))
+                or self._module_is_ours(name)
+                for klass in kind.__mro__
+            )
+        return known
+
+    def _file_is_ours(self, filename: str) -> bool:
+        known = self._files_ours.get(filename)  # a module's functions share their file
+        if known is None:
+            known = self._files_ours[filename] = self._ours(filename)
+        return known
 
     def _fixtures(self, item: pytest.Function) -> bool:
         """Whether the definition of a fixture ``item`` requests (each one in force) may call
