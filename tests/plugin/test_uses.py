@@ -162,9 +162,8 @@ def test_the_collection_finds_each_way_a_test_reaches_the_package(
     pytester.makepyfile(helpers=HELPERS, test_shapes=TESTS)
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=len(EXPECTED_USED))
-    found = dict(
-        json.loads(line.removeprefix("USES ")) for line in result.outlines if line.startswith("USES ")
-    )
+    lines = [line.removeprefix("USES ") for line in result.outlines if line.startswith("USES ")]
+    found = dict(json.loads(line) for line in lines)
     assert {name: verdicts[0] for name, verdicts in found.items()} == EXPECTED_USED
     # the quick look at a module's names decides as following every name does
     assert all(verdicts[1] == verdicts[2] == verdicts[0] for verdicts in found.values()), found
