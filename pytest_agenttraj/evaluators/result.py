@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 
 __all__ = ["EvaluatorResult", "check_min_score", "evaluator_family", "result_passed"]
 
-_MODE_IN_KEY = re.compile(
+_MODE_IN_KEY = (
     r"^(?P<stem>(?:graph_)?trajectory)_(?:strict|unordered|subset|superset|in_order)_match$"
 )
 
@@ -40,7 +40,7 @@ def result_passed(result: Mapping[str, Any], min_score: float | None = None) -> 
 def evaluator_family(key: str) -> str:
     """The evaluator a result key names, without its match mode:
     ``trajectory_unordered_match`` -> ``trajectory_match``; other keys as they are."""
-    found = _MODE_IN_KEY.match(key)
+    found = re.match(_MODE_IN_KEY, key)  # compiled with the first key, then cached by re
     return f"{found['stem']}_match" if found else key
 
 

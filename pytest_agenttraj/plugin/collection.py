@@ -28,11 +28,6 @@ _HOOKS = (
     "pytest_collect_file|pytest_collect_directory|pytest_pycollect_makemodule|"
     "pytest_pycollect_makeitem|pytest_generate_tests"
 )
-# a function of a hook's name, or one bound to it by ``hookimpl(specname=...)``
-_COLLECTING_HOOKS = re.compile(
-    rf"^\s*(?:async\s+)?def\s+(?:{_HOOKS})\b|\bspecname\s*=\s*[\"'](?:{_HOOKS})[\"']",
-    re.MULTILINE,
-)
 _SHOWN = 10
 _WHERE = {
     pytest.Config.ArgsSource.ARGS: "the run's arguments",
@@ -409,5 +404,15 @@ def _collects(name: str) -> bool:
             text = Path(spec.origin).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return True  # cannot tell: it may
-        return _COLLECTING_HOOKS.search(text) is not None
+        return _collecting_hooks().search(text) is not None
     return False
+
+
+@functools.cache
+def _collecting_hooks() -> re.Pattern[str]:
+    """A function of a collecting hook's name, or one bound to it by ``hookimpl(specname=...)``
+    (compiled when a plugin is first read, not at start-up)."""
+    return re.compile(
+        rf"^\s*(?:async\s+)?def\s+(?:{_HOOKS})\b|\bspecname\s*=\s*[\"'](?:{_HOOKS})[\"']",
+        re.MULTILINE,
+    )

@@ -5,7 +5,6 @@ and no pytest here, so it is tested on its own."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from .._version import __version__
@@ -26,16 +25,19 @@ REPORT_VERSION = 1
 _DEFAULT_ROWS = 20
 
 
-@dataclass
 class TrajectoryResults:
     """Every evaluation record of a run, in the order they arrived."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
-    _by_test: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    __slots__ = ("_by_test", "records")
 
-    def __post_init__(self) -> None:
+    def __init__(self, records: list[dict[str, Any]] | None = None) -> None:
+        self.records: list[dict[str, Any]] = [] if records is None else records
+        self._by_test: dict[str, list[dict[str, Any]]] = {}
         for record in self.records:
             self._by_test.setdefault(str(record.get("nodeid")), []).append(record)
+
+    def __repr__(self) -> str:
+        return f"TrajectoryResults({len(self.records)} records)"
 
     def add(self, record: Mapping[str, Any]) -> None:
         kept = dict(record)

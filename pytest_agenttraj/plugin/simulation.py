@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -63,9 +62,9 @@ def add_simulation_options(parser: pytest.Parser, group: pytest.OptionGroup) -> 
     )
 
 
-@dataclass(frozen=True)
-class SimulationSettings:
-    """The ``simulate`` fixture's defaults for one test and where ``max_turns`` came from."""
+class SimulationSettings(NamedTuple):
+    """The ``simulate`` fixture's defaults for one test (a named tuple, cheap to define at
+    start-up)."""
 
     max_turns: int | None = None
     persona: str | None = None

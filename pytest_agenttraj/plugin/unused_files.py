@@ -27,9 +27,8 @@ import fnmatch
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
@@ -42,11 +41,12 @@ if TYPE_CHECKING:  # read only once a run has files to judge
 __all__ = ["FileKind", "UnusedFiles", "Verdict", "candidates"]
 
 
-@dataclass(frozen=True)
-class FileKind:
+class FileKind(NamedTuple):
     """A kind of file tests keep in ``folder`` beside them: its ``suffixes``, what to call one
     (``noun``), and the names a test gives such files without running (``names``:
-    each as the test would write it, relative to the folder, with why it names it)."""
+    each as the test would write it, relative to the folder, with why it names it). A named
+    tuple: every run builds the kinds at start-up, where a frozen dataclass costs several times
+    as much to define."""
 
     folder: str
     suffixes: tuple[str, ...]
@@ -131,16 +131,18 @@ class _FileNamer:
         return found
 
 
-@dataclass
 class Verdict:
     """What a run decided: ``problems`` and ``unchecked`` test files when it could not judge;
-    else the ``unused`` files and those ``kept`` (each with why)."""
+    else the ``unused`` files and those ``kept`` (each with why), and those ``removed``."""
 
-    problems: list[str] = field(default_factory=list)
-    unchecked: dict[str, str] = field(default_factory=dict)
-    unused: list[str] = field(default_factory=list)
-    kept: dict[str, str] = field(default_factory=dict)
-    removed: list[str] = field(default_factory=list)
+    __slots__ = ("kept", "problems", "removed", "unchecked", "unused")
+
+    def __init__(self, problems: list[str] | None = None) -> None:
+        self.problems: list[str] = [] if problems is None else problems
+        self.unchecked: dict[str, str] = {}
+        self.unused: list[str] = []
+        self.kept: dict[str, str] = {}
+        self.removed: list[str] = []
 
     @property
     def checked(self) -> bool:
