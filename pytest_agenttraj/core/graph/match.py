@@ -35,6 +35,7 @@ from .path import (
     read_graph_steps,
 )
 from .report import GraphDifference, GraphMatchReport
+from .speedups import shared_names
 from .strict import (
     StrictDivergence,
     common_prefix,
@@ -203,6 +204,24 @@ def match_graph_trajectories(
         return _compare(output, reference, mode, read, shared or ())
 
 
+def _names_parting(out: Sequence[Any], ref: Sequence[Any]) -> tuple[int, RawPath] | None:
+    """``_parting`` in one pass of the C loop where it settles it, with the output's entries
+    checked: both paths plain names up to where they part (``-1``: they are equal) and a name
+    on both sides there. ``None`` where Python must look (no C loop, a superstep or a ``str``
+    subclass before the parting, one path a prefix of the other)."""
+    if shared_names is None or type(out) not in _PLAIN or type(ref) not in _PLAIN:
+        return None
+    at = shared_names(out, ref)
+    if at == len(out) == len(ref):
+        return -1, RawPath(out, ())
+    if at < len(out) and at < len(ref) and type(out[at]) is str and type(ref[at]) is str:
+        return at, RawPath(out, ())  # the sentence reads the entries up to ``at``, all names
+    return None
+
+
+_PLAIN = (list, tuple)
+
+
 def _parting(out: list[Any], ref: list[Any]) -> tuple[int, bool]:
     """How many entries two invocations share (``-1``: all, they are equal) and whether the
     first entry where they part is a name on both sides (then the paths cannot match, whatever
@@ -236,13 +255,18 @@ def _strict(outputs: Any, reference_outputs: Any) -> GraphMatchReport | list[int
     shared: list[int] = []
     for invocation, (out_steps_k, ref_steps_k) in enumerate(zip(out_steps, ref_steps, strict=True)):
         out, ref = RawPath(out_steps_k, ()), RawPath(ref_steps_k, ())
-        at, names = _parting(out.entries, ref.entries)
-        shared.append(len(out) if at < 0 else at)
-        if not names:
-            return shared
-        checked = plain_path(out.entries if at < 0 else out.entries[: at + 1])
-        if checked is None:
-            return None
+        named = _names_parting(out.entries, ref.entries)
+        if named is None:
+            at, names = _parting(out.entries, ref.entries)
+            shared.append(len(out) if at < 0 else at)
+            if not names:
+                return shared
+            checked = plain_path(out.entries if at < 0 else out.entries[: at + 1])
+            if checked is None:
+                return None
+        else:
+            at, checked = named
+            shared.append(len(out) if at < 0 else at)
         if at < 0:
             output.append(checked)
             reference.append(RawPath(ref.entries, checked.grouped))
