@@ -8,7 +8,9 @@ RAGAS_STAMP := $(RAGAS_VENV)/.installed
 
 .PHONY: install compile style typecheck lint suite test test-fast demo bench docs docs-serve clean $(RAGAS_VENV)
 
-$(STAMP): pyproject.toml
+# setup.py builds strict graph matching's C loop in place (an optional extension): a change to its
+# source installs again
+$(STAMP): pyproject.toml setup.py pytest_agenttraj/core/graph/_names.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -100,4 +102,5 @@ bench: compile
 	$(BIN)/python benchmarks/bench_replay.py
 
 clean:
-	rm -rf $(VENV) $(RAGAS_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) $(RAGAS_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info build
+	rm -f pytest_agenttraj/core/graph/_names.*.so
