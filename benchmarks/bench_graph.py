@@ -9,7 +9,10 @@ What it measures (wall time, ``time.perf_counter``, the calls compared timed in 
    each mode, passing, and the fitted exponent b of time ~ a*n^b (target: at most 1.1, linear);
    then one node changed near the end, so that every mode fails and explains (no target). Matching
    is timed in CPU time (``time.process_time``), the best of 15 blocks per size, so that other
-   work on a shared machine does not bend the curve.
+   work on a shared machine does not bend the curve;
+3. strict matching against agentevals' ``graph_trajectory_strict_match`` on flat paths of 10 to
+   100,000 nodes, passing and failing at the start and near the end, ratio ours / agentevals
+   (target: below 1), with the C loop and again without it where it is built.
 
 It is a report: the exit status is 0 whatever the numbers are. Run it with ``make bench`` or
 ``.venv/bin/python benchmarks/bench_graph.py``.
@@ -188,12 +191,30 @@ def matching_rows() -> None:
 def agentevals_rows() -> None:
     """Strict matches of flat paths against agentevals' ``graph_trajectory_strict_match``, both
     sides built apart (as a reference read from a file is): passing, and one node changed at the
-    start / near the end; medians of interleaved blocks, ratio ours / agentevals."""
+    start / near the end; medians of interleaved blocks, ratio ours / agentevals. With the C
+    loop (``core/graph/_names.c``) when it is built, then again without it, as an install where
+    it could not be built compares."""
+    from pytest_agenttraj.core.graph import match
+
+    loop = match.shared_names
+    print("\n3. strict match vs agentevals, flat paths (target: ratio < 1 at every size)")
+    if loop is None:
+        print("   (the C loop is not built here: Python's comparison)")
+    _agentevals_sizes()
+    if loop is not None:
+        print("   without the C loop (Python's comparison, as where it is not built):")
+        match.shared_names = None
+        try:
+            _agentevals_sizes()
+        finally:
+            match.shared_names = loop
+
+
+def _agentevals_sizes() -> None:
     from agentevals.graph_trajectory.strict import graph_trajectory_strict_match as theirs
 
     from pytest_agenttraj import graph_trajectory_strict_match as ours
 
-    print("\n3. strict match vs agentevals, flat paths (target: ratio < 1 at every size)")
     for size in (10, 100, 1000, 10000, 100000):
         cells = []
         for case in ("passing", "start", "end"):
