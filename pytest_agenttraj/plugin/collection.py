@@ -162,13 +162,23 @@ class Collection:
         self.is_worker = hasattr(config, "workerinput")
         self.collected: set[str] = set()
         self.missed: dict[str, str] = {}
-        self.tests: set[str] = set()
+        self._tests: set[str] = set()
+        self._pending: list[pytest.Item] = []  # collected here, their ids read when asked for
         self.deselected = 0
         self.named: dict[str, dict[str, str]] = {kind: {} for kind in namers}
         self.reported: set[str] = set()
         self.unpassed: set[str] = set()
         self.workers: list[str] = []
         self.crashed: list[str] = []
+
+    @property
+    def tests(self) -> set[str]:
+        """The ids of the tests collected (on the controller, by the workers too); read only
+        where a verdict needs them."""
+        if self._pending:
+            self._tests.update(item.nodeid for item in self._pending)
+            self._pending = []
+        return self._tests
 
     def rel(self, path: Path | str) -> str:
         """``path`` relative to the rootdir (nodeids are already)."""
@@ -205,7 +215,7 @@ class Collection:
         self.deselected += len(items)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.tests.update(item.nodeid for item in session.items)
+        self._pending = session.items
         namers = [(namer, self.named[kind]) for kind, namer in self.namers.items()]
         markers = frozenset(namer.marker for namer, _ in namers if namer.marker)
         read_marks = MarkerNames()

@@ -46,15 +46,6 @@ def _code_names(code: types.CodeType) -> frozenset[str]:
 _CODE = types.CodeType
 
 
-def _names_none(code: types.CodeType, suspects: frozenset[str]) -> bool:
-    """Whether the code nested in ``code`` uses none of ``suspects``."""
-    return all(
-        suspects.isdisjoint(const.co_names) and _names_none(const, suspects)
-        for const in code.co_consts
-        if type(const) is _CODE
-    )
-
-
 class UseDetector:
     """Decides per test whether it uses the plugin; remembers each function, class, module and
     reference folder it looked at, so a session of many tests pays once for what they share."""
@@ -68,7 +59,7 @@ class UseDetector:
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
         self._names: dict[tuple[int, frozenset[str]], bool] = {}
-        self._scopes: dict[int, tuple[frozenset[str], object]] = {}
+        self._scopes: dict[int, tuple[dict[str, bool], object]] = {}
         self._kinds: dict[type, bool] = {}
         self._files_ours: dict[str, bool] = {}
 
@@ -91,9 +82,9 @@ class UseDetector:
 
     def _names_nothing(self, func: Any) -> bool:
         """Whether ``func``, a function of its module, certainly names nothing that may lead to
-        the package: none of its names (nor of the functions nested in it) is one of its
-        module's ``_suspects``. The common case, decided without following anything; else
-        ``_function`` follows what it names."""
+        the package: none of the names it (or code nested in it) uses is one of its module's
+        globals whose value may (``_may_lead``, decided once per module and name). The common
+        case, decided without following anything; else ``_function`` follows what it names."""
         if type(func) is not types.FunctionType or func.__closure__ is not None:
             return False
         if getattr(func, "__wrapped__", None) is not None:
@@ -101,26 +92,30 @@ class UseDetector:
         scope = func.__globals__
         known = self._scopes.get(id(scope))  # the module's globals live as long as its functions
         if known is None:
-            known = self._scopes[id(scope)] = self._suspects(scope)
-        suspects, module = known
-        if func.__module__ != module and is_package_name(func.__module__):
+            known = self._scopes[id(scope)] = ({}, scope.get("__name__"))
+        leads, module = known
+        if is_package_name(module) or (
+            func.__module__ != module and is_package_name(func.__module__)
+        ):
             return False
-        code = func.__code__
-        if not suspects.isdisjoint(code.co_names):
-            return False
-        return _CODE not in map(type, code.co_consts) or _names_none(code, suspects)
+        return self._uses_none(func.__code__, scope, leads)
 
-    def _suspects(self, scope: dict[str, Any]) -> tuple[frozenset[str], object]:
-        """The names in a module's globals whose values may lead to the package (what
-        ``_value`` could find True), by a look at each value that follows nothing: the
-        package's modules, functions and classes, the project's own, and instances of them;
-        and the module's name (all of the names when it is the package's)."""
-        module = scope.get("__name__")
-        if is_package_name(module):
-            return frozenset(scope), module
-        return frozenset(
-            name for name, value in list(scope.items()) if self._may_lead(value)
-        ), module
+    def _uses_none(
+        self, code: types.CodeType, scope: dict[str, Any], leads: dict[str, bool]
+    ) -> bool:
+        """Whether ``code`` and the code nested in it name none of ``scope``'s values that may
+        lead to the package (``leads`` remembers each name's answer)."""
+        for name in scope.keys() & code.co_names:
+            lead = leads.get(name)
+            if lead is None:
+                lead = leads[name] = self._may_lead(scope[name])
+            if lead:
+                return False
+        if _CODE not in map(type, code.co_consts):
+            return True
+        return all(
+            self._uses_none(const, scope, leads) for const in code.co_consts if type(const) is _CODE
+        )
 
     def _may_lead(self, value: Any) -> bool:
         kind = type(value)

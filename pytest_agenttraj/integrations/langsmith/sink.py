@@ -155,8 +155,8 @@ class LangSmithSink:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        if self.tracking_off:
-            return
+        if self.tracking_off or not (self.enabled or self.langsmith_active):
+            return  # nothing logs: no test is a case
         ours, users = self._tracked_tests(items)
         if not self.enabled:
             if self.langsmith_active and users:  # langsmith runs them; results go into them
