@@ -10,7 +10,7 @@ fixtures, CI gating and LangSmith logging are plugins of their own, registered w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -27,12 +27,14 @@ from .cassette_store import (
 from .collection import Collection
 from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
-from .report_file import ReportFile, parse_shard
 from .session import SESSION_KEY, TrajectorySession
 from .settings import CONFIDENCE_INI, MARKERS, SUMMARY_INI, session_settings, summary_setting
 from .simulation import add_simulation_options, check_simulation_options
 from .unused_files import namer
 from .unused_references import REFERENCES, UnusedReferences
+
+if TYPE_CHECKING:  # loaded by a run that writes a report
+    from .report_file import ReportFile
 
 __all__ = ["SESSION_KEY"]
 
@@ -48,7 +50,7 @@ PLUGINS = (
     "pytest_agenttraj.integrations.traces.fixture",
 )
 
-_REPORT_KEY = pytest.StashKey[ReportFile]()
+_REPORT_KEY: pytest.StashKey[ReportFile] = pytest.StashKey()
 _UNUSED_KEY = pytest.StashKey[UnusedReferences]()
 _LEDGER_KEY = pytest.StashKey[LedgerOwner]()
 _COLLECTION_KEY = pytest.StashKey[Collection]()
@@ -224,6 +226,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ledger, "agenttraj-cassette-ledger")
     report_path = config.getoption("trajectory_report", default=None)
     if report_path:
+        from .report_file import ReportFile, parse_shard
+
         shard = config.getoption("trajectory_shard", default=None)
         report = ReportFile(
             Path(config.invocation_params.dir, report_path),

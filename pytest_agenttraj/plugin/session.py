@@ -29,7 +29,6 @@ from ..evaluators.providers import scope_provider
 from ..evaluators.result import evaluator_family, result_passed
 from .collection import MarkerNames, marker_names
 from .reference_store import ItemReferences
-from .results import TrajectoryResults
 from .settings import TrajectorySettings, item_settings
 from .uses import UseDetector
 
@@ -37,6 +36,7 @@ if TYPE_CHECKING:  # the scopes load with the first test that uses the package
     from ..core.matching.report import MatchReport
     from ..core.report import Report
     from ..evaluators.scope import Evaluation, TestScope, test_scope
+    from .results import TrajectoryResults
 
 __all__ = [
     "GRADED_FIXTURES",
@@ -183,7 +183,7 @@ class TrajectorySession:
     def __init__(self, config: pytest.Config, settings: TrajectorySettings) -> None:
         self.config = config
         self.settings = settings
-        self.results = TrajectoryResults()
+        self._results: TrajectoryResults | None = None
         self.is_worker = hasattr(config, "workerinput")
         self.repeats: list[dict[str, Any]] = []
         self.repeat_info: dict[str, dict[str, Any]] = {}
@@ -211,6 +211,21 @@ class TrajectorySession:
         self._templates: dict[tuple[int, bool], tuple[TrajectorySettings, TestScope]] = {}
         self._thread = threading.get_ident()
         self._remove_provider: Callable[[], None] | None = None
+
+    @property
+    def results(self) -> TrajectoryResults:
+        """The run's evaluation records and their totals (made, with their module, when first
+        asked for: a run that evaluates nothing loads neither)."""
+        if self._results is None:
+            from .results import TrajectoryResults
+
+            self._results = TrajectoryResults()
+        return self._results
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The run's evaluation records so far (none where nothing was evaluated)."""
+        return [] if self._results is None else self._results.records
 
     def start(self) -> None:
         """At configure: find the running test for calls of the package in tests the collection
@@ -634,11 +649,13 @@ class TrajectorySession:
                 terminalreporter.write_line(
                     line, red=line.startswith("FAILED"), yellow=line.startswith("SKIPPED")
                 )
-        lines = self.results.lines(verbosity)
+        if self._results is None:  # nothing was evaluated
+            return
+        lines = self._results.lines(verbosity)
         if not lines:
             return
         terminalreporter.write_sep("=", "trajectory results")
-        failed = self.results.summary()["failed"]
+        failed = self._results.summary()["failed"]
         for line in lines[:-1]:
             terminalreporter.write_line(line)
         terminalreporter.write_line(lines[-1], red=bool(failed), green=not failed, bold=True)

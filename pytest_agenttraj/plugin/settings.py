@@ -7,7 +7,7 @@ Precedence: marker > command line > ini > default. Every value is validated once
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import FrozenInstanceError
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -94,32 +94,116 @@ MARKERS = (MARKER_HELP, SIMULATION_MARKER_HELP, CASSETTE_MARKER_HELP)
 lists the markers from this tuple, so a marker registered elsewhere would be missing from it."""
 
 
-@dataclass(frozen=True)
+_FIELDS = (
+    "mode",
+    "tool_args",
+    "overrides",
+    "reference",
+    "repeat",
+    "pass_rule",
+    "min_score",
+    "sources",
+    "ignore_keys",
+    "allow_empty",
+    "usage",
+    "confidence",
+    "full_runs",
+)
+
+
 class TrajectorySettings:
     """The match settings in force for a test, and where each came from.
 
     ``sources`` maps ``mode``/``tool_args``/``ignore_keys`` (and any marker argument) to
     ``marker``, ``command line``, ``ini`` or ``default``. ``usage`` holds the marker's tool-usage
-    rules, if any.
+    rules, if any; ``confidence`` is the level of pass-rate intervals and ``lower:`` rules;
+    ``full_runs`` (``--trajectory-stats``) runs every attempt of a repeated test.
+
+    Immutable, compared by value. A plain class rather than a dataclass: every run creates
+    this class at start-up, and a frozen dataclass's generated methods cost about a
+    millisecond to make.
     """
 
-    mode: str = "strict"
-    tool_args: str = "exact"
-    overrides: Mapping[str, Any] | None = None
-    reference: str | None = None
-    repeat: int = 1
-    pass_rule: PassRule = field(default_factory=lambda: parse_pass_rule("all"))
-    min_score: float | None = None
-    sources: Mapping[str, str] = field(
-        default_factory=lambda: {"mode": "default", "tool_args": "default"}
-    )
-    ignore_keys: tuple[str, ...] = ()
-    allow_empty: bool = False
-    usage: UsageRules | None = None
-    confidence: float = 0.95
-    """The confidence level of pass-rate intervals and ``lower:`` rules."""
-    full_runs: bool = False
-    """``--trajectory-stats``: every attempt of a repeated test runs, none stops early."""
+    __slots__ = _FIELDS
+
+    mode: str
+    tool_args: str
+    overrides: Mapping[str, Any] | None
+    reference: str | None
+    repeat: int
+    pass_rule: PassRule
+    min_score: float | None
+    sources: Mapping[str, str]
+    ignore_keys: tuple[str, ...]
+    allow_empty: bool
+    usage: UsageRules | None
+    confidence: float
+    full_runs: bool
+
+    def __init__(
+        self,
+        mode: str = "strict",
+        tool_args: str = "exact",
+        overrides: Mapping[str, Any] | None = None,
+        reference: str | None = None,
+        repeat: int = 1,
+        pass_rule: PassRule | None = None,
+        min_score: float | None = None,
+        sources: Mapping[str, str] | None = None,
+        ignore_keys: tuple[str, ...] = (),
+        allow_empty: bool = False,
+        usage: UsageRules | None = None,
+        confidence: float = 0.95,
+        full_runs: bool = False,
+    ) -> None:
+        values = (
+            mode,
+            tool_args,
+            overrides,
+            reference,
+            repeat,
+            parse_pass_rule("all") if pass_rule is None else pass_rule,
+            min_score,
+            {"mode": "default", "tool_args": "default"} if sources is None else sources,
+            ignore_keys,
+            allow_empty,
+            usage,
+            confidence,
+            full_runs,
+        )
+        for name, value in zip(_FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def replace(self, **changes: Any) -> TrajectorySettings:
+        """These settings with ``changes`` (field names and values)."""
+        unknown = set(changes) - set(_FIELDS)
+        if unknown:
+            raise TypeError(f"TrajectorySettings has no field(s) {', '.join(sorted(unknown))}")
+        return TrajectorySettings(**{**dict(zip(_FIELDS, self._values(), strict=True)), **changes})
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"TrajectorySettings({inner})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (TrajectorySettings, self._values())
 
     def match_config(self) -> MatchConfig:
         from ..core.matching.rules import make_config  # the rules load with a first comparison
@@ -138,7 +222,7 @@ class TrajectorySettings:
         if not chosen:
             return self
         sources = {**self.sources, **dict.fromkeys(chosen, "reference file header")}
-        return replace(self, **chosen, sources=sources)
+        return self.replace(**chosen, sources=sources)
 
     def describe(self) -> str:
         """``mode=strict, tool_args=exact`` with the source of each non-default value."""
@@ -344,8 +428,7 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
         min_score = check_min_score(min_score)
     sources = dict(base.sources)
     sources.update(dict.fromkeys(chosen, "marker"))
-    return replace(
-        base,
+    return base.replace(
         mode=mode,
         tool_args=tool_args,
         overrides=overrides,

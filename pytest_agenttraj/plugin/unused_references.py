@@ -53,7 +53,7 @@ class UnusedReferences:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         evaluated: set[str] = set()
-        for record in self.session.results.records:
+        for record in self.session.records:
             name = record.get("reference_file")
             if isinstance(name, str):
                 evaluated.add(name)

@@ -28,9 +28,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
-from ..errors import ReferenceFileError as ReferenceFileError
 
 if TYPE_CHECKING:
+    from ..errors import ReferenceFileError as ReferenceFileError
     from .evaluate import (
         ReferenceConflict as ReferenceConflict,
         evaluate_conversation_reference_file as evaluate_conversation_reference_file,

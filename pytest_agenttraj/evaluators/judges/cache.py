@@ -21,9 +21,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..._files import write_atomically
-from ...errors import JudgeCacheWarning
-
 __all__ = ["CACHE_MODES", "JudgeCache", "KeyMaker", "cache_key", "check_cache_mode"]
 
 CACHE_MODES = ("use", "refresh", "off")
@@ -171,6 +168,8 @@ class JudgeCache:
             except ValueError as error:
                 entry, problem = None, str(error)
         if problem:
+            from ...errors import JudgeCacheWarning
+
             warnings.warn(
                 f"judge cache entry {path} cannot be used ({problem}): a miss, the model is "
                 "asked again",
@@ -188,6 +187,8 @@ class JudgeCache:
         text = json.dumps(
             {"version": _VERSION, "key": key, **entry}, ensure_ascii=False, default=_fallback
         )
+        from ..._files import write_atomically  # with the first answer stored, not at start-up
+
         try:
             write_atomically(self.path(key), text + "\n")
         except OSError as error:
@@ -203,6 +204,8 @@ class JudgeCache:
         else:
             where = str(self._where)
         if self._warned.first(where):
+            from ...errors import JudgeCacheWarning
+
             warnings.warn(
                 f"judge cache {where} cannot be written ({_reason(error)}): every judge "
                 "answer is asked of the model, none is kept",

@@ -4,28 +4,70 @@ it prints (at most one warning: the first failure, with what it cost)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["LangSmithStats"]
 
 
-@dataclass
-class LangSmithStats:
-    """What one process did; workers send theirs to the controller, which adds them up."""
+_COUNTS = (
+    "tracked_tests",
+    "logged_results",  # feedback entries: a repeated test logs each attempt's
+    "logged_evaluations",  # evaluations as the trajectory results count them
+    "evaluated_tests",  # tracked tests with an evaluation logged (by us or the test)
+    "caller_logged",  # evaluations whose feedback the test logged itself
+    "untracked_tests",  # would have been tracked, ran without LangSmith after a failure
+    "unlogged_results",  # made in a tracked test but could not be logged
+    "untracked_evaluations",  # made in tests that are not tracked
+    "untracked_evaluation_tests",
+)
 
-    tracked_tests: int = 0
-    logged_results: int = 0  # feedback entries: a repeated test logs each attempt's
-    logged_evaluations: int = 0  # evaluations as the trajectory results count them
-    evaluated_tests: int = 0  # tracked tests with an evaluation logged (by us or the test)
-    caller_logged: int = 0  # evaluations whose feedback the test logged itself
-    untracked_tests: int = 0  # would have been tracked, ran without LangSmith after a failure
-    unlogged_results: int = 0  # made in a tracked test but could not be logged
-    untracked_evaluations: int = 0  # made in tests that are not tracked
-    untracked_evaluation_tests: int = 0
-    failure: str | None = None
-    problems: list[str] = field(default_factory=list)  # non-fatal: rejected uploads, log errors
-    experiments: dict[str, str | None] = field(default_factory=dict)  # name -> URL
+
+class LangSmithStats:
+    """What one process did; workers send theirs to the controller, which adds them up.
+
+    The counts are :data:`_COUNTS`; ``failure`` is the first failure, ``problems`` the
+    non-fatal ones (rejected uploads, log errors), ``experiments`` each experiment's URL by
+    name. A plain class: every run makes the LangSmith sink at start-up, and a dataclass's
+    generated methods cost about a millisecond to make.
+    """
+
+    tracked_tests: int
+    logged_results: int
+    logged_evaluations: int
+    evaluated_tests: int
+    caller_logged: int
+    untracked_tests: int
+    unlogged_results: int
+    untracked_evaluations: int
+    untracked_evaluation_tests: int
+
+    def __init__(
+        self,
+        *,
+        failure: str | None = None,
+        problems: list[str] | None = None,
+        experiments: dict[str, str | None] | None = None,
+        **counts: int,
+    ) -> None:
+        unknown = set(counts) - set(_COUNTS)
+        if unknown:
+            raise TypeError(f"LangSmithStats has no count(s) {', '.join(sorted(unknown))}")
+        for name in _COUNTS:
+            setattr(self, name, counts.get(name, 0))
+        self.failure = failure
+        self.problems = [] if problems is None else problems
+        self.experiments = {} if experiments is None else experiments
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LangSmithStats):
+            return NotImplemented
+        return self.as_json() == other.as_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in self.as_json().items())
+        return f"LangSmithStats({inner})"
 
     def note(self, problem: str) -> None:
         if problem not in self.problems and len(self.problems) < 5:
@@ -36,20 +78,12 @@ class LangSmithStats:
             self.failure = reason
 
     def as_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        document: dict[str, Any] = {name: getattr(self, name) for name in _COUNTS}
+        document.update(failure=self.failure, problems=self.problems, experiments=self.experiments)
+        return document
 
     def merge(self, data: Mapping[str, Any]) -> None:
-        for name in (
-            "tracked_tests",
-            "logged_results",
-            "logged_evaluations",
-            "evaluated_tests",
-            "caller_logged",
-            "untracked_tests",
-            "unlogged_results",
-            "untracked_evaluations",
-            "untracked_evaluation_tests",
-        ):
+        for name in _COUNTS:
             setattr(self, name, getattr(self, name) + int(data.get(name) or 0))
         if data.get("failure"):
             self.fail(str(data["failure"]))

@@ -12,7 +12,6 @@ import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntry, TerminalRepr
 from _pytest._io import TerminalWriter
 
-from ...errors import CassetteError
 from ...plugin.cassette_store import (
     CASSETTE_FIXTURE,
     STORE_NAME,
@@ -65,6 +64,7 @@ def _state(item: pytest.Item) -> TestCassette:
         mode = record_mode(item.config)
         path = cassette_path(item)
         name = relative(path, item.config.rootpath)
+        from ...errors import CassetteError
         from .state import TestCassette
 
         state = TestCassette(path, name, mode, None)
