@@ -7,10 +7,11 @@ variants being compared run interleaved (A, B, C, A, B, C, ...) after a discarde
 1. **Plain tests, plugin installed vs ``-p no:agenttraj``**: 1,000, 2,000 and 3,000 trivial
    tests in files of 100 that never touch the plugin, and the median overhead over the three
    sizes. Target: at most 1 % more (a test that uses nothing of the plugin pays nothing
-   measurable). Then the deterministic part of it: the plugin's hooks timed inside the same
-   sessions (``_hook_timer.py``), against a session's time without the plugin, and the garbage
-   collector's collections on either side (a full collection more or less, which the number of
-   tests decides, moves a session by tens of milliseconds).
+   measurable). Also the fastest session of each side, and the deterministic part: the plugin's
+   hooks timed inside the same sessions (``_hook_timer.py``) and its import timed inside fresh
+   interpreters (``bench_startup.py`` section 2b), against a session's time without the plugin;
+   and the garbage collector's collections on either side (a full collection more or less,
+   which the number of tests decides, moves a session by tens of milliseconds).
 2. **1,000 tests each evaluating a 6-message LangChain trajectory** (the weather agent's messages,
    made once per module by a real ``create_agent`` run on a scripted chat model):
 
@@ -63,7 +64,7 @@ from _test_timer import (
     read_group_medians,
     read_test_median,
 )
-from bench_startup import child_env, header_line
+from bench_startup import TIMED_IMPORT, child_env, header_line
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -200,6 +201,7 @@ def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> Non
     collector's full collections fall, one of which is a whole percent here), then the median
     over the sizes."""
     overheads: dict[str, list[float]] = {"wall": [], "cpu": []}
+    deterministic: list[tuple[float, float]] = []  # the hooks' time, a session's time
     for size in PLAIN_SIZES:
         files, per_file = size // 100, 100 // scale
         project = base / f"plain-{size}"
@@ -222,7 +224,11 @@ def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> Non
                 f"  {what}: {percent:+.2f}% ({(with_plugin - without) * 1000:+.0f} ms)   "
                 f"target <= {PLAIN_TARGET_PERCENT:g}%   {verdict}"
             )
-        hook_times(project, env, runs, median(timings["-p no:agenttraj"], "wall"))
+        fastest = {label: min(t.cpu for t in values) for label, values in timings.items()}
+        percent = (fastest["installed"] / fastest["-p no:agenttraj"] - 1) * 100
+        print(f"  cpu, the fastest session of each side: {percent:+.2f}% (context, no target)")
+        without = median(timings["-p no:agenttraj"], "wall")
+        deterministic.append(hook_times(project, env, runs, without))
     print(f"\n== 1. over the {len(PLAIN_SIZES)} sizes, the median overhead")
     for what, percents in overheads.items():
         percent = statistics.median(percents)
@@ -231,6 +237,30 @@ def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> Non
         print(
             f"  {what}: {percent:+.2f}% ({each})   target <= {PLAIN_TARGET_PERCENT:g}%   {verdict}"
         )
+    startup = import_time(env)
+    shares = ", ".join(
+        f"{(startup + hooks) / session * 100:.2f}%" for hooks, session in deterministic
+    )
+    print(
+        f"  the plugin's import inside the process (median "
+        f"{startup * 1e3:.1f} ms) and its hooks together, of a session without it: {shares}"
+    )
+
+
+def import_time(env: Mapping[str, str], count: int = 11) -> float:
+    """The plugin's import (and the plugins it registers) inside fresh interpreters, after
+    pytest's own modules (``bench_startup.py`` section 2b): median seconds."""
+    seconds = []
+    for _ in range(count):
+        done = subprocess.run(
+            [sys.executable, "-c", TIMED_IMPORT],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seconds.append(float(done.stdout.strip()))
+    return statistics.median(seconds)
 
 
 def _timed_sessions(
@@ -255,7 +285,9 @@ def _timed_sessions(
     return found
 
 
-def hook_times(project: Path, env: Mapping[str, str], runs: int, session: float) -> None:
+def hook_times(
+    project: Path, env: Mapping[str, str], runs: int, session: float
+) -> tuple[float, float]:
     """The deterministic part of the difference above: the plugin's hooks, timed inside
     ``runs`` sessions of the same tests (``_hook_timer.py``); its start-up is
     ``bench_startup.py``'s. And the garbage collector's full collections on either side."""
@@ -280,6 +312,7 @@ def hook_times(project: Path, env: Mapping[str, str], runs: int, session: float)
             f"  garbage collector, {label}: {count:.0f} collections, full {full}, "
             f"median {seconds * 1e3:.0f} ms"
         )
+    return total, session
 
 
 def case_evaluations(

@@ -292,7 +292,7 @@ _PYTEST_LOADED = (
     "_pytest.terminal, _pytest.runner, _pytest.reports, json, inspect, threading, hashlib, "
     "tempfile, contextvars, ast, importlib"
 )
-_TIMED_IMPORT = f"""{_PYTEST_LOADED}
+TIMED_IMPORT = f"""{_PYTEST_LOADED}
 from time import perf_counter
 started = perf_counter()
 import {PLUGIN_MODULE} as plugin
@@ -309,7 +309,7 @@ def case_import_in_process(project: Path, env: Mapping[str, str]) -> None:
     print("\n== 2b. the plugin's import timed inside a fresh interpreter, after pytest's modules")
     seconds = []
     for _ in range(IMPORT_RUNS * 2):
-        argv = [sys.executable, "-c", _TIMED_IMPORT]
+        argv = [sys.executable, "-c", TIMED_IMPORT]
         result = subprocess.run(
             argv, cwd=project, env=env, capture_output=True, text=True, check=True
         )
