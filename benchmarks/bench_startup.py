@@ -18,7 +18,12 @@ steadier of the two on a shared machine:
 3. ``python -c "import pytest_agenttraj.plugin"`` vs ``python -c "import pytest"``, i.e. the
    plugin module's own import cost on top of pytest's;
 4. which of langchain_core, langsmith, langgraph, yaml, openevals are in ``sys.modules``
-   after importing the plugin module (target: none).
+   after importing the plugin module (target: none);
+5. (``--only exit``, not in the default run) what the interpreter's exit after the one test
+   run takes, from ``pytest.main`` returning to the process ending, with the plugin and with
+   ``-p no:agenttraj``, with and without langsmith's plugin: the mean of the paired
+   differences with its standard error, since the exit (mostly the garbage collector going
+   over what langsmith's plugin loaded) varies by more than the plugin adds to it.
 
 Runs of the variants being compared are interleaved (A, B, A, B, ...) after one discarded
 warm-up run, so a change in machine load affects both sides alike. The exit status is 0
@@ -43,6 +48,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -321,6 +327,54 @@ def case_import_in_process(project: Path, env: Mapping[str, str]) -> None:
     )
 
 
+# Runs the one test as ``python -m pytest`` would, then notes when ``pytest.main`` returned
+# (the file named by the environment) and lets the interpreter exit as usual.
+_EXIT_SCRIPT = """
+import os, sys, time
+import pytest
+code = pytest.main(sys.argv[1:])
+with open(os.environ["AGENTTRAJ_EXIT_MARK"], "w") as mark:
+    mark.write(repr(time.time()))
+sys.exit(int(code))
+"""
+EXIT_PAIRS = 25
+
+
+def case_exit(project: Path, env: Mapping[str, str]) -> None:
+    """What the interpreter's exit takes after a one-test run: paired rounds (each round runs
+    both sides, in a shuffled order), the mean of the differences and its standard error."""
+    import random
+
+    print("\n== 5. the interpreter's exit after the one test run (pytest.main returned -> end)")
+    with tempfile.TemporaryDirectory(prefix="agenttraj-exit-") as tmp:
+        mark = Path(tmp, "mark")
+        marked = {**env, "AGENTTRAJ_EXIT_MARK": str(mark)}
+        base = [sys.executable, "-c", _EXIT_SCRIPT, "-q", "-p", "no:cacheprovider"]
+        for extra in ((), ("-p", f"no:{LANGSMITH_PLUGIN_NAME}")):
+            sides = {
+                "installed": [*base, *extra],
+                "-p no:agenttraj": [*base, *extra, "-p", f"no:{PLUGIN_NAME}"],
+            }
+            exits: dict[str, list[float]] = {label: [] for label in sides}
+            for round_ in range(EXIT_PAIRS + 1):
+                order = list(sides.items())
+                random.shuffle(order)
+                for label, argv in order:
+                    subprocess.run(argv, cwd=project, env=marked, capture_output=True, check=True)
+                    ended = time.time()
+                    if round_:  # the first round warms the caches
+                        exits[label].append(ended - float(mark.read_text()))
+            differences = [a - b for a, b in zip(*exits.values(), strict=True)]
+            error = statistics.stdev(differences) / len(differences) ** 0.5
+            where = " ".join(extra) or "langsmith's plugin loaded"
+            print(
+                f"  {where}: exit median {ms(statistics.median(exits['installed']))} installed, "
+                f"{ms(statistics.median(exits['-p no:agenttraj']))} without; paired difference "
+                f"{statistics.mean(differences) * 1000:+.1f} ms +- {error * 1000:.1f} ms "
+                f"(mean, standard error; n={len(differences)}; context, no target)"
+            )
+
+
 def _plugin_names() -> tuple[str, ...]:
     from pytest_agenttraj.plugin import PLUGINS
 
@@ -357,9 +411,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--only",
-        choices=["collect", "run", "import"],
+        choices=["collect", "run", "import", "exit"],
         default=None,
-        help="only case 1 (--collect-only), 1b (the one test run) or 2b (the import, in process)",
+        help="only case 1 (--collect-only), 1b (the one test run), 2b (the import, in process) "
+        "or 5 (the interpreter's exit, not in the default run)",
     )
     options = parser.parse_args()
     print(header_line())
@@ -377,6 +432,8 @@ def main() -> int:
             case_pytest_startup(project, env, RUN_PYTEST_ARGS, "1b")
         if options.only == "import":
             case_import_in_process(project, env)
+        if options.only == "exit":
+            case_exit(project, env)
         if options.only is not None:
             return 0
         case_module_import(project, env)
