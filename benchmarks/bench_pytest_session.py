@@ -64,7 +64,7 @@ from _test_timer import (
     read_group_medians,
     read_test_median,
 )
-from bench_startup import TIMED_IMPORT, child_env, header_line
+from bench_startup import child_env, header_line, import_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -237,7 +237,7 @@ def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> Non
         print(
             f"  {what}: {percent:+.2f}% ({each})   target <= {PLAIN_TARGET_PERCENT:g}%   {verdict}"
         )
-    startup = import_time(env)
+    startup = statistics.median(import_seconds(env, 11))
     shares = ", ".join(
         f"{(startup + hooks) / session * 100:.2f}%" for hooks, session in deterministic
     )
@@ -245,22 +245,6 @@ def case_plain(base: Path, env: Mapping[str, str], runs: int, scale: int) -> Non
         f"  the plugin's import inside the process (median "
         f"{startup * 1e3:.1f} ms) and its hooks together, of a session without it: {shares}"
     )
-
-
-def import_time(env: Mapping[str, str], count: int = 11) -> float:
-    """The plugin's import (and the plugins it registers) inside fresh interpreters, after
-    pytest's own modules (``bench_startup.py`` section 2b): median seconds."""
-    seconds = []
-    for _ in range(count):
-        done = subprocess.run(
-            [sys.executable, "-c", TIMED_IMPORT],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        seconds.append(float(done.stdout.strip()))
-    return statistics.median(seconds)
 
 
 def _timed_sessions(

@@ -298,7 +298,7 @@ _PYTEST_LOADED = (
     "_pytest.terminal, _pytest.runner, _pytest.reports, json, inspect, threading, hashlib, "
     "tempfile, contextvars, ast, importlib"
 )
-TIMED_IMPORT = f"""{_PYTEST_LOADED}
+_TIMED_IMPORT = f"""{_PYTEST_LOADED}
 from time import perf_counter
 started = perf_counter()
 import {PLUGIN_MODULE} as plugin
@@ -308,18 +308,21 @@ print(perf_counter() - started)
 """
 
 
-def case_import_in_process(project: Path, env: Mapping[str, str]) -> None:
-    """The plugin's import (its module and the plugins it registers) timed inside the child,
-    after the modules pytest itself has loaded by then: the start-up cost without the noise of
-    a whole process."""
-    print("\n== 2b. the plugin's import timed inside a fresh interpreter, after pytest's modules")
+def import_seconds(env: Mapping[str, str], count: int, cwd: Path | None = None) -> list[float]:
+    """The plugin's import (its module and the plugins it registers) timed inside ``count``
+    fresh interpreters, after the modules pytest itself has loaded by then: the start-up cost
+    without the noise of a whole process."""
     seconds = []
-    for _ in range(IMPORT_RUNS * 2):
-        argv = [sys.executable, "-c", TIMED_IMPORT]
-        result = subprocess.run(
-            argv, cwd=project, env=env, capture_output=True, text=True, check=True
-        )
+    for _ in range(count):
+        argv = [sys.executable, "-c", _TIMED_IMPORT]
+        result = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=True)
         seconds.append(float(result.stdout.strip()))
+    return seconds
+
+
+def case_import_in_process(project: Path, env: Mapping[str, str]) -> None:
+    print("\n== 2b. the plugin's import timed inside a fresh interpreter, after pytest's modules")
+    seconds = import_seconds(env, IMPORT_RUNS * 2, project)
     print(
         f"  import {PLUGIN_MODULE} and its {len(_plugin_names())} registered plugins: "
         f"median {ms(statistics.median(seconds))}, fastest {ms(min(seconds))}, "
