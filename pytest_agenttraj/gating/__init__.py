@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..plugin import SESSION_KEY
+from ..plugin.registration import module_dir
 
 if TYPE_CHECKING:
     from ..plugin.session import TrajectorySession
@@ -201,3 +202,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         config.pluginmanager.unregister(plugin)
     if _PLUGINS in config.stash:
         del config.stash[_PLUGINS]
+
+
+__dir__ = module_dir(globals())  # see .registration

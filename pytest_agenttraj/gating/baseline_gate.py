@@ -10,6 +10,7 @@ import pytest
 
 from .._version import __version__
 from ..errors import BaselineError
+from ..plugin.registration import HookHolder
 from ..plugin.session import TrajectorySession
 from .baseline import DEFAULT_ALPHA, Comparison, compare, identity
 from .baseline_file import load_baseline
@@ -18,7 +19,7 @@ from .verdict import fail_session, gates_apply
 __all__ = ["BaselineGate"]
 
 
-class BaselineGate:
+class BaselineGate(HookHolder):
     """Registered on the controlling process; judges the session's results at the end."""
 
     def __init__(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .._files import check_writable, write_atomically
+from ..plugin.registration import HookHolder
 from ..plugin.report_file import incomplete_reason, session_document
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["HtmlReport"]
 
 
-class HtmlReport:
+class HtmlReport(HookHolder):
     """Writes the page at the end of the session, after the gates have judged it."""
 
     def __init__(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..plugin.registration import HookHolder
 from ..plugin.results import value_label
 from ..plugin.session import TrajectorySession
 
@@ -68,7 +69,7 @@ def _stats_properties(stem: str, record: Mapping[str, Any]) -> list[tuple[str, s
     return pairs
 
 
-class JunitProperties:
+class JunitProperties(HookHolder):
     """Registered on the controlling process with ``--junitxml``: adds each test's results to its
     teardown report (the session has read them from the test's reports by then). With
     ``--trajectory-baseline``, a result that differs from its baseline result also gets

@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from ..plugin.registration import HookHolder
 from ..plugin.results import attempt_counts, family_of
 from ..plugin.session import TrajectorySession
 from . import INI, OPTION
@@ -330,7 +331,7 @@ def miss_line(threshold: Threshold, counted: Tally) -> str:
     return f"agenttraj: pass rate {rate} is below {option} {scope}: the session fails"
 
 
-class PassRateGate:
+class PassRateGate(HookHolder):
     """Registered on the controlling process: learns each test's outcome from its reports and
     its evaluations from the session's results, judges the thresholds at the end of the session
     and prints how it counted."""

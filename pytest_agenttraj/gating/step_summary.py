@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from ..plugin.registration import HookHolder
 from ..plugin.results import (
     TrajectoryResults,
     family_lines,
@@ -143,7 +144,7 @@ def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str
     return lines
 
 
-class StepSummary:
+class StepSummary(HookHolder):
     """Registered on the controlling process when ``$GITHUB_STEP_SUMMARY`` is set: appends the
     Markdown section of the session's results to that file at the end of the session."""
 

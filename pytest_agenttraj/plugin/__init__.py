@@ -27,6 +27,7 @@ from .cassette_store import (
 from .collection import Collection
 from .judges import add_judge_options, judge_cache_for, judge_timeout_for
 from .reference_store import LedgerOwner, worker_ledger
+from .registration import module_dir
 from .session import SESSION_KEY, TrajectorySession
 from .settings import CONFIDENCE_INI, MARKERS, SUMMARY_INI, session_settings, summary_setting
 from .simulation import add_simulation_options, check_simulation_options
@@ -265,3 +266,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if registered is not None:
             config.pluginmanager.unregister(registered)
             del config.stash[key]
+
+
+__dir__ = module_dir(globals())  # see .registration

@@ -19,6 +19,7 @@ import pytest
 
 from .collection import Collection, carries
 from .reference_store import default_name
+from .registration import HookHolder
 from .unused_files import FileKind, UnusedFiles, Verdict
 
 if TYPE_CHECKING:  # loaded where cassettes are recorded: a plain run needs none
@@ -127,7 +128,7 @@ def record_command(item: pytest.Item, mode: str = "all") -> str:
     return f"pytest --trajectory-record={mode} '{item.nodeid}'"
 
 
-class CassetteLedger:
+class CassetteLedger(HookHolder):
     """Registered on the controller of a run that records: a folder where each cassette the run
     writes is claimed by one test, shared with pytest-xdist workers."""
 
@@ -166,7 +167,7 @@ CASSETTES = FileKind(FOLDER, (".yaml",), "cassette", _cassette_names)
 """Cassettes: in ``cassettes/`` beside the tests."""
 
 
-class UnusedCassettes:
+class UnusedCassettes(HookHolder):
     """Registered in every process: the cassettes the run's tests read and wrote (a worker sends
     them to its controller), then, on the controller, the cassettes beside the test files
     judged by the rule of reference files (a test that uses the cassette fixture or marker

@@ -21,6 +21,8 @@ from typing import Any, Protocol
 
 import pytest
 
+from .registration import HookHolder
+
 __all__ = ["Collection", "MarkerNames", "Namer", "marker_names", "matches", "test_files"]
 
 _WORKER_KEY = "agenttraj_collection"
@@ -146,7 +148,7 @@ def _skip_reason(report: pytest.CollectReport) -> str:
     return str(text).removeprefix("Skipped: ").strip().splitlines()[0] if text else ""
 
 
-class Collection:
+class Collection(HookHolder):
     """Registered in every process of a run: what it collected (test files, tests, the files
     ``namers`` say tests name) and, on the controller, which tests reported."""
 
@@ -160,7 +162,8 @@ class Collection:
         self.root = config.rootpath
         self.namers = namers
         self.is_worker = hasattr(config, "workerinput")
-        self.collected: set[str] = set()
+        self._collected: set[str] = set()
+        self._files: list[Path] = []  # collected here, made relative when read
         self.missed: dict[str, str] = {}
         self._tests: set[str] = set()
         self._pending: list[pytest.Item] = []  # collected here, their ids read when asked for
@@ -170,6 +173,15 @@ class Collection:
         self.unpassed: set[str] = set()
         self.workers: list[str] = []
         self.crashed: list[str] = []
+
+    @property
+    def collected(self) -> set[str]:
+        """The test files collected, relative to the rootdir (on the controller, by the workers
+        too); made relative only where a verdict or a worker's message needs them."""
+        if self._files:
+            self._collected.update(self.rel(path) for path in self._files)
+            self._files = []
+        return self._collected
 
     @property
     def tests(self) -> set[str]:
@@ -198,7 +210,7 @@ class Collection:
     ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
         report = yield
         if isinstance(collector, pytest.File) and report.passed:
-            self.collected.add(self.rel(collector.path))
+            self._files.append(collector.path)
         return report
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -233,7 +245,8 @@ class Collection:
         if self.is_worker:
             self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]
         else:
-            self._watch({(self.root / rel).parent for rel in self.collected})
+            parents = {path.parent for path in self._files}
+            self._watch(parents.union((self.root / rel).parent for rel in self._collected))
 
     def _watch(self, parents: Iterable[Path]) -> None:
         """Note which tests report (a per-test hook) only where a verdict may need it: when
@@ -361,7 +374,7 @@ class Collection:
         return lines
 
 
-class _Reports:
+class _Reports(HookHolder):
     """Registered by :meth:`Collection._watch`: notes each test that reported."""
 
     def __init__(self, collection: Collection) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .registration import module_dir
 from .session import ITEM_SETTINGS, SESSION_KEY
 from .settings import TrajectorySettings
 
@@ -251,3 +252,6 @@ def simulate() -> Simulator:
     from .simulation import Simulator, simulation_settings
 
     return Simulator(simulation_settings(running_item("simulate")))
+
+
+__dir__ = module_dir(globals())  # see .registration

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .fixtures import running_item, settings_of
+from .registration import module_dir
 from .session import SESSION_KEY
 from .settings import TrajectorySettings
 
@@ -118,3 +119,6 @@ def async_trajectory_judge() -> Callable[..., AsyncEvaluator]:
         return create_async_trajectory_llm_as_judge(**options)
 
     return make
+
+
+__dir__ = module_dir(globals())  # see .registration

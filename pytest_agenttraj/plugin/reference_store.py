@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .registration import HookHolder
+
 if TYPE_CHECKING:  # loaded where a test reads or settles a file: a plain run needs none of them
     from ..references.file import ReferenceFile
     from ..references.ledger import Claim, UpdateLedger
@@ -102,7 +104,7 @@ class ItemReferences:
         return self.ledger.claim(path, writer=self.writer, written=written, content=content)
 
 
-class LedgerOwner:
+class LedgerOwner(HookHolder):
     """Registered on the controlling process under ``--trajectory-update``: makes the run's
     ledger folder, hands it to pytest-xdist workers and removes it at the end; once the tests
     are collected, refuses the run (once, naming each folder) when the ``trajectories/``

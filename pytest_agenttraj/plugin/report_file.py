@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .._files import check_writable, redact_secrets, write_atomically
+from .registration import HookHolder
 
 if TYPE_CHECKING:
     from .session import TrajectorySession
@@ -33,7 +34,7 @@ def parse_shard(text: str, *, where: str = "--trajectory-shard") -> dict[str, in
     return {"index": int(index), "total": int(total)}
 
 
-class ReportFile:
+class ReportFile(HookHolder):
     """Writes the session's results to ``path`` at the end of the session."""
 
     def __init__(

@@ -29,6 +29,7 @@ from ..evaluators.providers import scope_provider
 from ..evaluators.result import evaluator_family, result_passed
 from .collection import MarkerNames, marker_names
 from .reference_store import ItemReferences
+from .registration import HookHolder
 from .settings import TrajectorySettings, item_settings
 from .uses import UseDetector
 
@@ -177,7 +178,7 @@ def _json_score(score: Any) -> Any:
         return str(score)
 
 
-class TrajectorySession:
+class TrajectorySession(HookHolder):
     """Registered as a plugin at configure time and kept in ``config.stash``."""
 
     def __init__(self, config: pytest.Config, settings: TrajectorySettings) -> None:
@@ -661,7 +662,7 @@ class TrajectorySession:
         terminalreporter.write_line(lines[-1], red=bool(failed), green=not failed, bold=True)
 
 
-class TestHooks:
+class TestHooks(HookHolder):
     """The session's per-test hooks, registered only once some test uses the plugin (see
     ``TrajectorySession.activate``): a test that does not returns from each at once."""
 

@@ -13,6 +13,7 @@ import pytest
 from ..references.suffixes import REFERENCE_SUFFIXES
 from .collection import Collection
 from .reference_store import FOLDER, default_name
+from .registration import HookHolder
 from .unused_files import FileKind, UnusedFiles, Verdict
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ REFERENCES = FileKind(FOLDER, REFERENCE_SUFFIXES, "reference", _reference_names,
 """Reference files: in ``trajectories/`` beside the tests, YAML or JSON."""
 
 
-class UnusedReferences:
+class UnusedReferences(HookHolder):
     """Registered on the controlling process: at the end of the run, reads which reference
     files were evaluated (and written) off the session's results, then judges the rest."""
 

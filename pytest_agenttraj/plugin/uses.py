@@ -59,7 +59,7 @@ class UseDetector:
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
         self._names: dict[tuple[int, frozenset[str]], bool] = {}
-        self._scopes: dict[int, tuple[dict[str, bool], object]] = {}
+        self._scopes: dict[int, tuple[dict[str, bool], bool, bool]] = {}
         self._kinds: dict[type, bool] = {}
         self._files_ours: dict[str, bool] = {}
 
@@ -74,7 +74,7 @@ class UseDetector:
             return False
         parent = item.parent  # ``item.cls`` looks the class up the whole chain of parents
         func = item.obj
-        if isinstance(parent, pytest.Class):
+        if type(parent) is not pytest.Module and isinstance(parent, pytest.Class):
             found = self._function(func, parent.obj)
         else:
             found = not self._names_nothing(func) and self._function(func, None)
@@ -84,7 +84,9 @@ class UseDetector:
         """Whether ``func``, a function of its module, certainly names nothing that may lead to
         the package: none of the names it (or code nested in it) uses is one of its module's
         globals whose value may (``_may_lead``, decided once per module and name). The common
-        case, decided without following anything; else ``_function`` follows what it names."""
+        case, decided without following anything; else ``_function`` follows what it names. A
+        module none of whose values may lead (most test modules) is decided once for all its
+        functions."""
         if type(func) is not types.FunctionType or func.__closure__ is not None:
             return False
         if getattr(func, "__wrapped__", None) is not None:
@@ -92,13 +94,27 @@ class UseDetector:
         scope = func.__globals__
         known = self._scopes.get(id(scope))  # the module's globals live as long as its functions
         if known is None:
-            known = self._scopes[id(scope)] = ({}, scope.get("__name__"))
-        leads, module = known
-        if is_package_name(module) or (
-            func.__module__ != module and is_package_name(func.__module__)
+            known = self._scopes[id(scope)] = self._scope(scope)
+        leads, ours, clean = known
+        if ours or (
+            func.__module__ is not scope.get("__name__") and is_package_name(func.__module__)
         ):
             return False
-        return self._uses_none(func.__code__, scope, leads)
+        return clean or self._uses_none(func.__code__, scope, leads)
+
+    def _scope(self, scope: dict[str, Any]) -> tuple[dict[str, bool], bool, bool]:
+        """What ``_names_nothing`` keeps of a module: its globals' ``_may_lead``, whether the
+        module is the package's, and whether none of its values may lead, its own plain
+        functions aside (they reach nothing but through the module's other values)."""
+        leads: dict[str, bool] = {}
+        clean = True
+        for name, value in list(scope.items()):
+            if _own_plain_function(value, scope):
+                continue  # it can name only the module's values: they decide
+            lead = leads[name] = self._may_lead(value)
+            clean = clean and not lead
+        ours = is_package_name(scope.get("__name__"))
+        return leads, ours, clean and not ours
 
     def _uses_none(
         self, code: types.CodeType, scope: dict[str, Any], leads: dict[str, bool]
@@ -286,6 +302,17 @@ class UseDetector:
     def _ours(self, filename: str) -> bool:
         """Whether a file is the project's own (under the root, not in an installed package)."""
         return filename.startswith(self.root) and not any(p in filename for p in _INSTALLED)
+
+
+def _own_plain_function(value: Any, scope: dict[str, Any]) -> bool:
+    """Whether ``value`` is a function of the module whose globals are ``scope``, with neither
+    closure nor wrapped function: all it can name is in ``scope`` (or a builtin)."""
+    return (
+        type(value) is types.FunctionType
+        and value.__globals__ is scope
+        and value.__closure__ is None
+        and getattr(value, "__wrapped__", None) is None
+    )
 
 
 def _class_values(cls: type, names: Iterable[str]) -> list[Any]:

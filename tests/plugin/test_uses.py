@@ -135,6 +135,51 @@ class TestMethods:
         assert LIMIT
 """
 
+# A module that imports nothing of the package, its tests calling its own helpers: decided once
+# for the whole module; and one reaching the package only through a function its own code made.
+CLEAN = """
+import os
+
+LIMIT = 3
+
+
+def helper():
+    return other() + LIMIT
+
+
+def other():
+    return len(os.sep)
+
+
+def test_clean_plain():
+    assert LIMIT == 3
+
+
+def test_clean_helper_chain():
+    assert helper() == 4
+"""
+
+THROUGH_A_MADE_FUNCTION = """
+def make():
+    from pytest_agenttraj import match_graph_trajectories
+
+    def check():
+        return match_graph_trajectories({"steps": [["a"]]}, {"steps": [["a"]]})
+
+    return check
+
+
+check = make()
+
+
+def test_through_a_made_function():
+    assert check().matched
+
+
+def test_naming_the_maker_uncalled():
+    assert make is not None
+"""
+
 EXPECTED_USED = {
     "test_plain": False,
     "test_stdlib_and_unrelated_helper": False,
@@ -152,6 +197,10 @@ EXPECTED_USED = {
     "test_fixture": True,
     "TestMethods::test_through_self": True,
     "TestMethods::test_plain_method": False,
+    "test_clean_plain": False,
+    "test_clean_helper_chain": False,
+    "test_through_a_made_function": True,
+    "test_naming_the_maker_uncalled": False,
 }
 
 
@@ -159,7 +208,12 @@ def test_the_collection_finds_each_way_a_test_reaches_the_package(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(helpers=HELPERS, test_shapes=TESTS)
+    pytester.makepyfile(
+        helpers=HELPERS,
+        test_shapes=TESTS,
+        test_clean=CLEAN,
+        test_made=THROUGH_A_MADE_FUNCTION,
+    )
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=len(EXPECTED_USED))
     lines = [line.removeprefix("USES ") for line in result.outlines if line.startswith("USES ")]

@@ -8,6 +8,7 @@ from collections.abc import Generator
 
 import pytest
 
+from ...plugin.registration import HookHolder, module_dir
 from .options import add_options, add_output_option
 from .output import check_output_option, langsmith_output, live_table, status
 from .sink import LangSmithSink
@@ -40,7 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(LiveStatus(), _STATUS_NAME)
 
 
-class LiveStatus:
+class LiveStatus(HookHolder):
     """Under langsmith's live table, a test's status keeps its category (see :mod:`.output`);
     registered only when ``--langsmith-output`` runs langsmith's plugin."""
 
@@ -63,3 +64,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         sink.close()
         config.pluginmanager.unregister(sink)
         del config.stash[_SINK]
+
+
+__dir__ = module_dir(globals())  # see .registration

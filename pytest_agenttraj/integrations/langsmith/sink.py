@@ -28,6 +28,7 @@ import pytest
 
 from ...evaluators.result import evaluator_family
 from ...plugin.collection import MarkerNames
+from ...plugin.registration import HookHolder
 from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
 from .selection import TrajectoryTests
@@ -51,7 +52,7 @@ _COUNTED = pytest.StashKey[bool]()
 _CASE_HOOKS = "agenttraj-langsmith-cases"
 
 
-class LangSmithSink:
+class LangSmithSink(HookHolder):
     """Registered at configure time; does nothing unless a test is tracked."""
 
     def __init__(self, config: pytest.Config) -> None:
@@ -667,7 +668,7 @@ def _experiment_id() -> Any:
         return None
 
 
-class CaseHooks:
+class CaseHooks(HookHolder):
     """The sink's per-test hooks, registered once some test is a LangSmith case; a test that is
     not one returns from each at once."""
 

@@ -23,6 +23,7 @@ from ...plugin.cassette_store import (
 )
 from ...plugin.collection import MarkerNames
 from ...plugin.reference_store import relative
+from ...plugin.registration import HookHolder, module_dir
 from ...plugin.session import SESSION_KEY
 
 if TYPE_CHECKING:  # a test's cassette state loads with the first test that uses one
@@ -253,10 +254,13 @@ def _runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
 _HOOKS_NAME = "agenttraj-cassette-hooks"
 
 
-class _CassetteHooks:
+class _CassetteHooks(HookHolder):
     """The per-test hooks of cassettes, registered only in runs where a test uses one (a test
     that does not pays nothing for them)."""
 
     pytest_runtest_call = staticmethod(_runtest_call)
     pytest_runtest_makereport = staticmethod(_runtest_makereport)
     pytest_runtest_protocol = staticmethod(_runtest_protocol)
+
+
+__dir__ = module_dir(globals())  # see .registration

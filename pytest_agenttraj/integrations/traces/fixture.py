@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ...plugin.registration import module_dir
+
 if TYPE_CHECKING:
     from ...core.normalize.steps import TraceTrajectory
 
@@ -79,3 +81,6 @@ def captured_trace() -> Iterator[CapturedTrace]:
     finally:
         if switch is not None:
             switch.active = None
+
+
+__dir__ = module_dir(globals())  # see .registration
