@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from ..evaluators.providers import scope_provider
-from ..evaluators.result import evaluator_family, result_passed
 from .collection import MarkerNames, marker_names
 from .reference_store import ItemReferences
 from .registration import HookHolder
@@ -473,6 +472,8 @@ class TrajectorySession(HookHolder):
         result = evaluation.result
         key = str(result.get("key"))
         counters = item.stash.setdefault(_COUNTERS, {})
+        from ..evaluators.result import evaluator_family, result_passed
+
         family = evaluator_family(key)  # occurrences count per evaluator, whatever its mode
         index = counters.get(family, 0)
         counters[family] = index + 1

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..evaluators.result import check_min_score
 from .pass_rules import PassRule, parse_pass_rule
 from .simulation import SIMULATION_MARKER_HELP
 
@@ -425,6 +424,8 @@ def item_settings(item: pytest.Item, base: TrajectorySettings) -> TrajectorySett
     )
     min_score = chosen.get("min_score", base.min_score)
     if min_score is not None:
+        from ..evaluators.result import check_min_score
+
         min_score = check_min_score(min_score)
     sources = dict(base.sources)
     sources.update(dict.fromkeys(chosen, "marker"))

@@ -68,10 +68,13 @@ ON_DEMAND = (
     "pytest_agenttraj.integrations.langsmith.payload",
     "pytest_agenttraj.integrations.langsmith.runner",
     "pytest_agenttraj.integrations.langsmith.timeouts",
+    "pytest_agenttraj.integrations.langsmith.selection",
+    "pytest_agenttraj.integrations.langsmith.stats",
     "pytest_agenttraj.integrations.replay.state",
     # what a run writes or evaluates: its records, a report file, a judge's stored answers, the
     # package's errors
     "pytest_agenttraj.plugin.results",
+    "pytest_agenttraj.evaluators.result",
     "pytest_agenttraj.plugin.report_file",
     "pytest_agenttraj._files",
     "pytest_agenttraj.errors",
@@ -106,7 +109,8 @@ def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
         "loaded: ['pytest_agenttraj._files', 'pytest_agenttraj.core.matching.report', "
         "'pytest_agenttraj.core.matching.rules', 'pytest_agenttraj.core.usage', "
         "'pytest_agenttraj.core.values', 'pytest_agenttraj.errors', "
-        "'pytest_agenttraj.evaluators.scope', 'pytest_agenttraj.gating.pass_rate', "
+        "'pytest_agenttraj.evaluators.result', 'pytest_agenttraj.evaluators.scope', "
+        "'pytest_agenttraj.gating.pass_rate', "
         "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.references.file']"
     ) in result.stdout.str()
 

@@ -26,18 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ...evaluators.result import evaluator_family
 from ...plugin.collection import MarkerNames
 from ...plugin.registration import HookHolder
 from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
-from .selection import TrajectoryTests
-from .stats import LangSmithStats
 
 if TYPE_CHECKING:  # what a tracked test needs loads with the first one
     from ...evaluators.scope import Evaluation
     from .case import Case, Pending
     from .link import Link, Verdict
+    from .selection import TrajectoryTests
+    from .stats import LangSmithStats
     from .timeouts import Timeouts
 
 __all__ = ["WORKER_KEY", "CaseHooks", "LangSmithSink"]
@@ -70,11 +69,11 @@ class LangSmithSink(HookHolder):
         self.secret = env("API_KEY")
         self.no_key = self.enabled and not self.secret
         self.enabled = self.enabled and not self.no_key
-        self.stats = LangSmithStats()
+        self._stats: LangSmithStats | None = None
         self.verdict: Verdict | None = None
         self.link: Link | None = None
         self._connected = False
-        self._trajectory_tests = TrajectoryTests()
+        self._trajectory_tests: TrajectoryTests | None = None
         self._our_experiments: set[str] = set()
         self._tracked: set[str] = set()
         self._logged: set[tuple[str, str, int]] = set()  # (test, evaluator, occurrence)
@@ -85,6 +84,15 @@ class LangSmithSink(HookHolder):
             config.addinivalue_line(
                 "markers", "langsmith(**kwargs): track this test in LangSmith (langsmith.test)"
             )
+
+    @property
+    def stats(self) -> LangSmithStats:
+        """What this process logged and what failed (made when first counted or read)."""
+        if self._stats is None:
+            from .stats import LangSmithStats
+
+            self._stats = LangSmithStats()
+        return self._stats
 
     @property
     def timeouts(self) -> Timeouts:
@@ -186,6 +194,13 @@ class LangSmithSink(HookHolder):
         if hooks is not None:
             self.config.pluginmanager.unregister(hooks)
 
+    def _selection(self) -> TrajectoryTests:
+        if self._trajectory_tests is None:
+            from .selection import TrajectoryTests
+
+            self._trajectory_tests = TrajectoryTests()
+        return self._trajectory_tests
+
     def _tracked_tests(
         self, items: list[pytest.Item]
     ) -> tuple[list[pytest.Function], list[pytest.Function]]:
@@ -198,7 +213,7 @@ class LangSmithSink(HookHolder):
                 continue
             if "langsmith" in read_marks(item):
                 users.append(item)
-            elif self.enabled and item in self._trajectory_tests:
+            elif self.enabled and item in self._selection():
                 ours.append(item)
         return ours, users
 
@@ -450,6 +465,8 @@ class LangSmithSink(HookHolder):
 
         current = langsmith.get_current_run_tree()
         by_caller = current is not None and "reference_run_id" in (current.metadata or {})
+        from ...evaluators.result import evaluator_family
+
         identity = (evaluator_family(str(record.get("key"))), int(record.get("index", 0) or 0))
         from .case import Pending
 
@@ -646,7 +663,7 @@ class LangSmithSink(HookHolder):
             self.stats.merge(data)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker:
+        if self.is_worker or self._stats is None:  # nothing was counted
             return
         lines = self.stats.lines()
         if not lines:
