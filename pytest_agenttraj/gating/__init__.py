@@ -26,7 +26,7 @@ OPTION = "--trajectory-min-pass-rate"
 INI = "trajectory_min_pass_rate"
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
-_PLUGINS = pytest.StashKey[list[object]]()
+_PLUGINS: pytest.StashKey[list[object]] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

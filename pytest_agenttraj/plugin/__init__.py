@@ -52,11 +52,11 @@ PLUGINS = (
 )
 
 _REPORT_KEY: pytest.StashKey[ReportFile] = pytest.StashKey()
-_UNUSED_KEY = pytest.StashKey[UnusedReferences]()
-_LEDGER_KEY = pytest.StashKey[LedgerOwner]()
-_COLLECTION_KEY = pytest.StashKey[Collection]()
-_CASSETTES_KEY = pytest.StashKey[UnusedCassettes]()
-_CASSETTE_LEDGER_KEY = pytest.StashKey[CassetteLedger]()
+_UNUSED_KEY: pytest.StashKey[UnusedReferences] = pytest.StashKey()
+_LEDGER_KEY: pytest.StashKey[LedgerOwner] = pytest.StashKey()
+_COLLECTION_KEY: pytest.StashKey[Collection] = pytest.StashKey()
+_CASSETTES_KEY: pytest.StashKey[UnusedCassettes] = pytest.StashKey()
+_CASSETTE_LEDGER_KEY: pytest.StashKey[CassetteLedger] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

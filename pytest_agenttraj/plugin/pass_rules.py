@@ -8,7 +8,8 @@ attempt has run, so runs stop early, except under a ``lower:`` or ``pass^`` rule
 an estimate from every attempt.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: ``typing.NamedTuple`` compiles each string
+# annotation of its fields, and every run defines this module's at start-up.
 
 import math
 from typing import NamedTuple

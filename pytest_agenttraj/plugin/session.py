@@ -101,13 +101,13 @@ _LANGSMITH_TABLE = "langsmith_output_plugin"  # langsmith's own plugin, which ad
 
 _INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY})
 
-ITEM_SETTINGS = pytest.StashKey[TrajectorySettings]()
-SESSION_KEY = pytest.StashKey["TrajectorySession"]()
+ITEM_SETTINGS: pytest.StashKey[TrajectorySettings] = pytest.StashKey()
+SESSION_KEY: pytest.StashKey[TrajectorySession] = pytest.StashKey()
 _EVALUATIONS: pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]] = pytest.StashKey()
-_COUNTERS = pytest.StashKey[dict[str, int]]()
-_SETTING_ERROR = pytest.StashKey[str]()
-_ATTEMPT = pytest.StashKey[int | None]()
-_CONFLICT = pytest.StashKey[int]()
+_COUNTERS: pytest.StashKey[dict[str, int]] = pytest.StashKey()
+_SETTING_ERROR: pytest.StashKey[str] = pytest.StashKey()
+_ATTEMPT: pytest.StashKey[int | None] = pytest.StashKey()
+_CONFLICT: pytest.StashKey[int] = pytest.StashKey()
 _BASE_SCOPE: pytest.StashKey[TestScope] = pytest.StashKey()
 _HOOKS = pytest.StashKey[Any]()  # the item's hook proxy (``item.ihook``), looked up once
 """Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
@@ -199,6 +199,8 @@ class TrajectorySession(HookHolder):
             or config.getoption("trajectory_html", default=None)
         )
         self.used: set[pytest.Item] = set()
+        self.decided = False
+        """Whether the collection has decided which tests use the plugin (``used``)."""
         """The tests that do per-test work here (decided at collection, see :mod:`.uses`)."""
         self.tagged_items: set[pytest.Item] = set()
         """Tests that do not use the plugin but carry a marker ``tag_tests`` was given."""
@@ -274,6 +276,7 @@ class TrajectorySession(HookHolder):
                 self.used.add(item)
             elif groups and not marks.isdisjoint(groups):
                 self.tagged_items.add(item)
+        self.decided = True
         if errors:
             more = f"\n(and {len(errors) - 10} more)" if len(errors) > 10 else ""
             raise pytest.UsageError("\n".join(errors[:10]) + more)

@@ -8,7 +8,8 @@ reason, evaluator results), and compared turn by turn with the test's reference 
 writing it. The library (simulator, scenario, persona) is imported when a test first runs one.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: ``typing.NamedTuple`` compiles each string
+# annotation of its fields, and every run defines this module's at start-up.
 
 import time
 from collections.abc import Callable, Mapping, Sequence

@@ -21,7 +21,8 @@ folders beside test files are candidates: links are never followed and never del
 of file is a parameter (:class:`FileKind`), so every kind is pruned by the same rule.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: ``typing.NamedTuple`` compiles each string
+# annotation of its fields, and every run defines this module's at start-up.
 
 import fnmatch
 import os
@@ -256,7 +257,7 @@ class UnusedFiles:
                     )
         return None
 
-    def _unpassed(self, source: Path, pattern: Pattern) -> str | None:
+    def _unpassed(self, source: Path, pattern: "Pattern") -> str | None:
         """A test that did not pass, and so may not have got to build ``pattern``'s name: one
         of its function's own tests, else any test at or below the source's folder."""
         collection = self.collection
@@ -274,7 +275,7 @@ class UnusedFiles:
         )
         return next(below, None)
 
-    def _read(self, source: Path) -> Mentions:
+    def _read(self, source: Path) -> "Mentions":
         if source not in self._mentions:
             from ..references.mentions import mentions
 

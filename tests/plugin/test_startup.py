@@ -23,6 +23,31 @@ def test_plugin_import_leaves_heavy_packages_out() -> None:
     assert out.strip() == "[]"
 
 
+def test_loading_the_plugins_compiles_no_annotation() -> None:
+    # typing.NamedTuple compiles each field's annotation when it is a string (a ForwardRef), as
+    # does subscribing a generic with a string: the modules every run loads define their named
+    # tuples with annotations evaluated where they stand, and their stash keys by annotation.
+    code = (
+        "import builtins, importlib, json, pytest\n"
+        "compiled = []\n"
+        "real = builtins.compile\n"
+        "def counting(source, filename, mode, *args, **kwargs):\n"
+        "    if mode == 'eval':\n"
+        "        compiled.append(str(source))\n"
+        "    return real(source, filename, mode, *args, **kwargs)\n"
+        "builtins.compile = counting\n"
+        "import pytest_agenttraj.plugin as plugin\n"
+        "for name in plugin.PLUGINS:\n"
+        "    importlib.import_module(name)\n"
+        "builtins.compile = real\n"
+        "print(json.dumps(compiled))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == []
+
+
 def test_the_regex_engine_loads_with_the_first_regex() -> None:
     code = (
         "import sys\n"

@@ -15,7 +15,7 @@ from .sink import LangSmithSink
 
 __all__: list[str] = []
 
-_SINK = pytest.StashKey[LangSmithSink]()
+_SINK: pytest.StashKey[LangSmithSink] = pytest.StashKey()
 PLUGIN_NAME = "agenttraj-langsmith"
 _STATUS_NAME = "agenttraj-langsmith-status"
 

@@ -46,8 +46,8 @@ WORKER_KEY = "agenttraj_langsmith"
 
 _MAX_COMMENT = 8_000
 _CASE: pytest.StashKey[Case] = pytest.StashKey()
-_ORIGINAL = pytest.StashKey[Any]()
-_COUNTED = pytest.StashKey[bool]()
+_ORIGINAL: pytest.StashKey[Any] = pytest.StashKey()
+_COUNTED: pytest.StashKey[bool] = pytest.StashKey()
 _CASE_HOOKS = "agenttraj-langsmith-cases"
 
 
