@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ class UseDetector:
         self._files: dict[Path, frozenset[str]] = {}
         self._definitions: dict[Any, bool] = {}
         self._names: dict[tuple[int, frozenset[str]], bool] = {}
-        self._scopes: dict[int, tuple[dict[str, bool], bool, bool]] = {}
+        self._scopes: dict[int, _Module] = {}
         self._kinds: dict[type, bool] = {}
         self._files_ours: dict[str, bool] = {}
 
@@ -86,52 +86,45 @@ class UseDetector:
         globals whose value may (``_may_lead``, decided once per module and name). The common
         case, decided without following anything; else ``_function`` follows what it names. A
         module none of whose values may lead (most test modules) is decided once for all its
-        functions."""
-        if type(func) is not types.FunctionType or func.__closure__ is not None:
-            return False
-        if getattr(func, "__wrapped__", None) is not None:
+        own functions."""
+        if type(func) is not types.FunctionType:
             return False
         scope = func.__globals__
-        known = self._scopes.get(id(scope))  # the module's globals live as long as its functions
-        if known is None:
-            known = self._scopes[id(scope)] = self._scope(scope)
-        leads, ours, clean = known
-        if ours or (
+        module = self._scopes.get(id(scope))  # the module's globals live as long as its functions
+        if module is None:
+            module = self._scopes[id(scope)] = self._module_of(scope)
+        if func in module.own:  # looked at with its module
+            return module.clean or (not module.ours and self._uses_none(func, module))
+        if func.__closure__ is not None or getattr(func, "__wrapped__", None) is not None:
+            return False
+        if module.ours or (
             func.__module__ is not scope.get("__name__") and is_package_name(func.__module__)
         ):
             return False
-        return clean or self._uses_none(func.__code__, scope, leads)
+        return module.clean or self._uses_none(func, module)
 
-    def _scope(self, scope: dict[str, Any]) -> tuple[dict[str, bool], bool, bool]:
+    def _module_of(self, scope: dict[str, Any]) -> _Module:
         """What ``_names_nothing`` keeps of a module: its globals' ``_may_lead``, whether the
-        module is the package's, and whether none of its values may lead, its own plain
-        functions aside (they reach nothing but through the module's other values)."""
+        module is the package's, its own plain functions, and whether none of its values may
+        lead, those functions aside (they reach nothing but through the module's other
+        values)."""
         leads: dict[str, bool] = {}
+        own = set()
         clean = True
-        for name, value in list(scope.items()):
-            if _own_plain_function(value, scope):
-                continue  # it can name only the module's values: they decide
-            lead = leads[name] = self._may_lead(value)
+        name = scope.get("__name__")
+        for key, value in list(scope.items()):
+            if _own_plain_function(value, scope, name):
+                own.add(value)  # it can name only the module's values: they decide
+                continue
+            lead = leads[key] = self._may_lead(value)
             clean = clean and not lead
-        ours = is_package_name(scope.get("__name__"))
-        return leads, ours, clean and not ours
+        ours = is_package_name(name)
+        return _Module(scope, leads, frozenset(own), ours, clean and not ours)
 
-    def _uses_none(
-        self, code: types.CodeType, scope: dict[str, Any], leads: dict[str, bool]
-    ) -> bool:
-        """Whether ``code`` and the code nested in it name none of ``scope``'s values that may
-        lead to the package (``leads`` remembers each name's answer)."""
-        for name in scope.keys() & code.co_names:
-            lead = leads.get(name)
-            if lead is None:
-                lead = leads[name] = self._may_lead(scope[name])
-            if lead:
-                return False
-        if _CODE not in map(type, code.co_consts):
-            return True
-        return all(
-            self._uses_none(const, scope, leads) for const in code.co_consts if type(const) is _CODE
-        )
+    def _uses_none(self, func: types.FunctionType, module: _Module) -> bool:
+        """Whether ``func``'s code and the code nested in it name none of its module's values
+        that may lead to the package."""
+        return _names_none(func.__code__, module.scope, module.leads, self._may_lead)
 
     def _may_lead(self, value: Any) -> bool:
         kind = type(value)
@@ -304,14 +297,59 @@ class UseDetector:
         return filename.startswith(self.root) and not any(p in filename for p in _INSTALLED)
 
 
-def _own_plain_function(value: Any, scope: dict[str, Any]) -> bool:
-    """Whether ``value`` is a function of the module whose globals are ``scope``, with neither
-    closure nor wrapped function: all it can name is in ``scope`` (or a builtin)."""
+class _Module:
+    """What the detector keeps of one module (``UseDetector._module_of``)."""
+
+    __slots__ = ("clean", "leads", "ours", "own", "scope")
+
+    def __init__(
+        self,
+        scope: dict[str, Any],
+        leads: dict[str, bool],
+        own: frozenset[types.FunctionType],
+        ours: bool,
+        clean: bool,
+    ) -> None:
+        self.scope = scope
+        self.leads = leads
+        self.own = own
+        self.ours = ours
+        self.clean = clean
+
+
+def _own_plain_function(value: Any, scope: dict[str, Any], module: object) -> bool:
+    """Whether ``value`` is a function of the module whose globals are ``scope`` (and name
+    ``module``), with neither closure nor wrapped function: all it can name is in ``scope`` (or
+    a builtin)."""
     return (
         type(value) is types.FunctionType
         and value.__globals__ is scope
+        and value.__module__ == module
         and value.__closure__ is None
         and getattr(value, "__wrapped__", None) is None
+    )
+
+
+def _names_none(
+    code: types.CodeType,
+    scope: dict[str, Any],
+    leads: dict[str, bool],
+    may_lead: Callable[[Any], bool],
+) -> bool:
+    """Whether ``code`` and the code nested in it name none of ``scope``'s values that may lead
+    to the package (``leads`` remembers each name's answer)."""
+    for name in scope.keys() & code.co_names:
+        lead = leads.get(name)
+        if lead is None:
+            lead = leads[name] = may_lead(scope[name])
+        if lead:
+            return False
+    if _CODE not in map(type, code.co_consts):
+        return True
+    return all(
+        _names_none(const, scope, leads, may_lead)
+        for const in code.co_consts
+        if type(const) is _CODE
     )
 
 

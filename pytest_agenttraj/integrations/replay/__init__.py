@@ -42,14 +42,15 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return None if mode == "none" else f"agenttraj: record={mode} (chat-model calls are recorded)"
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_finish(session: pytest.Session) -> None:
     """A test carrying the ``agent_cassette`` marker (its own, its class's or its module's)
     uses the fixture; the per-test hooks are registered only when some test uses it. Such a
-    test is one the session found using the plugin, when it has looked (its hook, registered
-    later, runs first), so only those are looked at."""
-    session = config.stash.get(SESSION_KEY, None)
-    candidates = session.used if session is not None and session.decided else items
+    test is one the session found using the plugin, so only those are looked at (all of them
+    when the session has not looked)."""
+    config = session.config
+    items = session.items
+    ours = config.stash.get(SESSION_KEY, None)
+    candidates = ours.used if ours is not None and ours.decided else items
     used = False
     read_marks = MarkerNames()
     for item in candidates:
