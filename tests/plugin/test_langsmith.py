@@ -567,6 +567,27 @@ def test_tests_marked_langsmith_are_logged_without_the_switch(
     _assert_no_key(run, server)
 
 
+def test_tests_marked_langsmith_under_xdist_are_counted_by_the_controller(
+    pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
+) -> None:
+    # Without the switch the sink is made only where a test is marked langsmith: in the
+    # workers; the controller adds up what they counted when they finish.
+    langsmith_env.setenv("LANGSMITH_TRACING", "true")
+    _project(pytester, USER_TESTS)
+    with FakeLangSmith() as server:
+        run = _run(pytester, langsmith_env, server.url, *_XDIST)
+    run.result.assert_outcomes(passed=3)
+    assert {f["key"] for f in server.feedback()} >= {"trajectory_strict_match"}
+    run.result.stdout.fnmatch_lines(
+        [
+            "*LangSmith*",
+            "agenttraj: 2 evaluation(s) in 2 test(s) logged to LangSmith (1 with the feedback "
+            "its test logged itself)",
+        ]
+    )
+    assert _warnings(run) == []
+
+
 def test_tracking_off_turns_our_logging_off(
     pytester: pytest.Pytester, langsmith_env: pytest.MonkeyPatch
 ) -> None:

@@ -1,17 +1,30 @@
 """LangSmith logging, as a pytest plugin the main plugin registers (``PLUGINS``): options,
-the sink's registration and nothing else. langsmith itself is imported only once logging is on
-and a test is tracked (:mod:`.link`)."""
+the sink's registration and nothing else. The sink (:mod:`.sink`) is made at configure when
+logging is switched on; otherwise only once a test is marked ``@pytest.mark.langsmith`` (its
+results go into langsmith's own test case) or a pytest-xdist worker sends its counts, since
+nothing else of a run concerns it. langsmith itself is imported only once logging is on and a
+test is tracked (:mod:`.link`)."""
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ...plugin.collection import MarkerNames
 from ...plugin.registration import HookHolder, module_dir
-from .options import add_options, add_output_option
+from .options import (
+    LANGSMITH_PLUGINS,
+    add_options,
+    add_output_option,
+    switch,
+    tracking_disabled,
+)
 from .output import check_output_option, langsmith_output, live_table, status
-from .sink import LangSmithSink
+
+if TYPE_CHECKING:  # loaded with the sink
+    from .sink import LangSmithSink
 
 __all__: list[str] = []
 
@@ -34,11 +47,45 @@ def pytest_load_initial_conftests(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)  # before langsmith's plugin refuses with a traceback
 def pytest_configure(config: pytest.Config) -> None:
     check_output_option(config)
-    sink = LangSmithSink(config)
-    config.stash[_SINK] = sink
-    config.pluginmanager.register(sink, PLUGIN_NAME)
+    if switch(config) is not None:  # a bad ini value is a usage error in every run
+        _sink(config)
     if langsmith_output(config):  # only then does langsmith's plugin blank the statuses
         config.pluginmanager.register(LiveStatus(), _STATUS_NAME)
+
+
+def _sink(config: pytest.Config) -> LangSmithSink:
+    """The run's sink, made and registered when first needed."""
+    sink = config.stash.get(_SINK, None)
+    if sink is None:
+        from .sink import LangSmithSink
+
+        sink = config.stash[_SINK] = LangSmithSink(config)
+        config.pluginmanager.register(sink, PLUGIN_NAME)
+    return sink
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without the switch, a test marked ``langsmith`` (langsmith's plugin running it) is the
+    only one the sink has to do with: made then, it takes the collection as it would have."""
+    if config.stash.get(_SINK, None) is not None or tracking_disabled():
+        return  # the sink's own hook runs
+    pm = config.pluginmanager
+    if not any(pm.get_plugin(name) is not None for name in LANGSMITH_PLUGINS):
+        return
+    read_marks = MarkerNames()
+    if any("langsmith" in read_marks(item) for item in items):
+        _sink(config).pytest_collection_modifyitems(items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any) -> None:
+    """A pytest-xdist worker whose sink counted something: the controller adds it up."""
+    from .sink import WORKER_KEY
+
+    config = node.config
+    if config.stash.get(_SINK, None) is None and WORKER_KEY in getattr(node, "workeroutput", {}):
+        _sink(config).pytest_testnodedown(node)
 
 
 class LiveStatus(HookHolder):

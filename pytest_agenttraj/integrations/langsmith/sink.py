@@ -662,6 +662,7 @@ class LangSmithSink(HookHolder):
         if isinstance(data, Mapping):
             self.stats.merge(data)
 
+    @pytest.hookimpl(trylast=True)  # after the trajectory results, made early or late
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or self._stats is None:  # nothing was counted
             return
