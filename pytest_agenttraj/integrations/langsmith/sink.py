@@ -52,7 +52,9 @@ _CASE_HOOKS = "agenttraj-langsmith-cases"
 
 
 class LangSmithSink(HookHolder):
-    """Registered at configure time; does nothing unless a test is tracked."""
+    """Registered at configure time when logging is switched on, else once a test is marked
+    ``langsmith`` or a worker sends its counts (see the package); does nothing for a test that
+    is not tracked."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
