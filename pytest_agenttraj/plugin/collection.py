@@ -245,8 +245,17 @@ class Collection(HookHolder):
         if self.is_worker:
             self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]
         else:
-            parents = {path.parent for path in self._files}
-            self._watch(parents.union((self.root / rel).parent for rel in self._collected))
+            self._watch(self._parents())
+
+    def _parents(self) -> set[Path]:
+        """The folders of the test files collected (without making their paths relative)."""
+        parents = {path.parent for path in self._files}
+        parents.update((self.root / rel).parent for rel in self._collected)
+        return parents
+
+    def has_folder(self, folder: str) -> bool:
+        """Whether a folder named ``folder`` is beside a collected test file."""
+        return any((parent / folder).is_dir() for parent in self._parents())
 
     def _watch(self, parents: Iterable[Path]) -> None:
         """Note which tests report (a per-test hook) only where a verdict may need it: when

@@ -200,8 +200,7 @@ class UnusedFiles:
     def _has_folders(self) -> bool:
         """Whether a folder of this kind is beside a collected test file (a run that saw every
         test file has nothing to list without one)."""
-        parents = {(self.root / rel).parent for rel in self.collection.collected}
-        return any((parent / self.kind.folder).is_dir() for parent in parents)
+        return self.collection.has_folder(self.kind.folder)
 
     def _test_files(self) -> list[Path]:
         walked = test_files(self.config)
