@@ -180,6 +180,46 @@ def test_naming_the_maker_uncalled():
     assert make is not None
 """
 
+# Fixtures: one of the project's that calls the package, and a name whose definition leads in
+# one module only (overriding the conftest's, which does not).
+FIXTURES_CONFTEST = """
+import pytest
+from pytest_agenttraj import match_graph_trajectories
+
+
+@pytest.fixture
+def matched():
+    return match_graph_trajectories({"steps": [["a"]]}, {"steps": [["a"]]}).matched
+
+
+@pytest.fixture
+def overridden():
+    return 1
+"""
+
+OVERRIDING = """
+import pytest
+from pytest_agenttraj import match_graph_trajectories
+
+
+@pytest.fixture
+def overridden():
+    return match_graph_trajectories({"steps": [["a"]]}, {"steps": [["a"]]}).matched
+
+
+def test_the_overriding_fixture(overridden):
+    assert overridden
+"""
+
+REQUESTING = """
+def test_a_fixture_that_calls_the_package(matched):
+    assert matched
+
+
+def test_the_conftest_fixture(overridden):
+    assert overridden == 1
+"""
+
 EXPECTED_USED = {
     "test_plain": False,
     "test_stdlib_and_unrelated_helper": False,
@@ -201,18 +241,23 @@ EXPECTED_USED = {
     "test_clean_helper_chain": False,
     "test_through_a_made_function": True,
     "test_naming_the_maker_uncalled": False,
+    "test_the_overriding_fixture": True,
+    "test_a_fixture_that_calls_the_package": True,
+    "test_the_conftest_fixture": False,
 }
 
 
 def test_the_collection_finds_each_way_a_test_reaches_the_package(
     pytester: pytest.Pytester,
 ) -> None:
-    pytester.makeconftest(CONFTEST)
+    pytester.makeconftest(CONFTEST + FIXTURES_CONFTEST)
     pytester.makepyfile(
         helpers=HELPERS,
         test_shapes=TESTS,
         test_clean=CLEAN,
         test_made=THROUGH_A_MADE_FUNCTION,
+        test_overriding=OVERRIDING,
+        test_requesting=REQUESTING,
     )
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=len(EXPECTED_USED))
