@@ -60,15 +60,22 @@ class MarkerNames:
     (where ``get_closest_marker`` walks the tree once per name asked). Made for one hook call,
     since a later hook may add markers."""
 
-    __slots__ = ("_parents",)
+    __slots__ = ("_last", "_last_names", "_parents")
 
     _NONE: frozenset[str] = frozenset()
 
     def __init__(self) -> None:
         self._parents: dict[int, frozenset[str]] = {}
+        self._last: object = None  # a collection lists a module's items together
+        self._last_names = self._NONE
 
     def __call__(self, item: pytest.Item) -> frozenset[str]:
-        inherited = self._of(item.parent)
+        parent = item.parent
+        if parent is self._last:
+            inherited = self._last_names
+        else:
+            inherited = self._last_names = self._of(parent)
+            self._last = parent
         own = item.own_markers
         if not own:
             return inherited
