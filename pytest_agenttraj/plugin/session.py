@@ -199,8 +199,6 @@ class TrajectorySession(HookHolder):
             or config.getoption("trajectory_html", default=None)
         )
         self.used: set[pytest.Item] = set()
-        self.decided = False
-        """Whether the collection has decided which tests use the plugin (``used``)."""
         """The tests that do per-test work here (decided at collection, see :mod:`.uses`)."""
         self.tagged_items: set[pytest.Item] = set()
         """Tests that do not use the plugin but carry a marker ``tag_tests`` was given."""
@@ -276,7 +274,6 @@ class TrajectorySession(HookHolder):
                 self.used.add(item)
             elif groups and not marks.isdisjoint(groups):
                 self.tagged_items.add(item)
-        self.decided = True
         if errors:
             more = f"\n(and {len(errors) - 10} more)" if len(errors) > 10 else ""
             raise pytest.UsageError("\n".join(errors[:10]) + more)

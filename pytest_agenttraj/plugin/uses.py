@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -94,14 +94,16 @@ class UseDetector:
         if module is None:
             module = self._scopes[id(scope)] = self._module_of(scope)
         if func in module.own:  # looked at with its module
-            return module.clean or (not module.ours and self._uses_none(func, module))
+            return module.clean or (
+                not module.ours and self._uses_none(func.__code__, scope, module.leads)
+            )
         if func.__closure__ is not None or getattr(func, "__wrapped__", None) is not None:
             return False
         if module.ours or (
             func.__module__ is not scope.get("__name__") and is_package_name(func.__module__)
         ):
             return False
-        return module.clean or self._uses_none(func, module)
+        return module.clean or self._uses_none(func.__code__, scope, module.leads)
 
     def _module_of(self, scope: dict[str, Any]) -> _Module:
         """What ``_names_nothing`` keeps of a module: its globals' ``_may_lead``, whether the
@@ -109,7 +111,7 @@ class UseDetector:
         lead, those functions aside (they reach nothing but through the module's other
         values)."""
         leads: dict[str, bool] = {}
-        own = set()
+        own: set[types.FunctionType] = set()
         clean = True
         name = scope.get("__name__")
         for key, value in list(scope.items()):
@@ -119,12 +121,24 @@ class UseDetector:
             lead = leads[key] = self._may_lead(value)
             clean = clean and not lead
         ours = is_package_name(name)
-        return _Module(scope, leads, frozenset(own), ours, clean and not ours)
+        return _Module(leads, frozenset(own), ours, clean and not ours)
 
-    def _uses_none(self, func: types.FunctionType, module: _Module) -> bool:
-        """Whether ``func``'s code and the code nested in it name none of its module's values
-        that may lead to the package."""
-        return _names_none(func.__code__, module.scope, module.leads, self._may_lead)
+    def _uses_none(
+        self, code: types.CodeType, scope: dict[str, Any], leads: dict[str, bool]
+    ) -> bool:
+        """Whether ``code`` and the code nested in it name none of ``scope``'s values that may
+        lead to the package (``leads`` remembers each name's answer)."""
+        for name in scope.keys() & code.co_names:
+            lead = leads.get(name)
+            if lead is None:
+                lead = leads[name] = self._may_lead(scope[name])
+            if lead:
+                return False
+        if _CODE not in map(type, code.co_consts):
+            return True
+        return all(
+            self._uses_none(const, scope, leads) for const in code.co_consts if type(const) is _CODE
+        )
 
     def _may_lead(self, value: Any) -> bool:
         kind = type(value)
@@ -300,17 +314,15 @@ class UseDetector:
 class _Module:
     """What the detector keeps of one module (``UseDetector._module_of``)."""
 
-    __slots__ = ("clean", "leads", "ours", "own", "scope")
+    __slots__ = ("clean", "leads", "ours", "own")
 
     def __init__(
         self,
-        scope: dict[str, Any],
         leads: dict[str, bool],
         own: frozenset[types.FunctionType],
         ours: bool,
         clean: bool,
     ) -> None:
-        self.scope = scope
         self.leads = leads
         self.own = own
         self.ours = ours
@@ -327,29 +339,6 @@ def _own_plain_function(value: Any, scope: dict[str, Any], module: object) -> bo
         and value.__module__ == module
         and value.__closure__ is None
         and getattr(value, "__wrapped__", None) is None
-    )
-
-
-def _names_none(
-    code: types.CodeType,
-    scope: dict[str, Any],
-    leads: dict[str, bool],
-    may_lead: Callable[[Any], bool],
-) -> bool:
-    """Whether ``code`` and the code nested in it name none of ``scope``'s values that may lead
-    to the package (``leads`` remembers each name's answer)."""
-    for name in scope.keys() & code.co_names:
-        lead = leads.get(name)
-        if lead is None:
-            lead = leads[name] = may_lead(scope[name])
-        if lead:
-            return False
-    if _CODE not in map(type, code.co_consts):
-        return True
-    return all(
-        _names_none(const, scope, leads, may_lead)
-        for const in code.co_consts
-        if type(const) is _CODE
     )
 
 

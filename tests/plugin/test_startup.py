@@ -12,14 +12,19 @@ import pytest
 HEAVY = ("langchain_core", "langsmith", "langgraph", "yaml", "openevals", "langchain", "re2")
 
 
+def _python(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+
+
 def test_plugin_import_leaves_heavy_packages_out() -> None:
     code = (
         "import sys, pytest_agenttraj.plugin, pytest_agenttraj\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = _python(code)
     assert out.strip() == "[]"
 
 
@@ -42,9 +47,7 @@ def test_loading_the_plugins_compiles_no_annotation() -> None:
         "builtins.compile = real\n"
         "print(json.dumps(compiled))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = _python(code)
     assert json.loads(out) == []
 
 
@@ -57,9 +60,7 @@ def test_the_regex_engine_loads_with_the_first_regex() -> None:
         "matchers.Regex('S.*')\n"
         "print('re2' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = _python(code)
     assert out.split() == ["False", "True"]
 
 

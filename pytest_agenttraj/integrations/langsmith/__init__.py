@@ -16,6 +16,7 @@ from ...plugin.collection import MarkerNames
 from ...plugin.registration import HookHolder, module_dir
 from .options import (
     LANGSMITH_PLUGINS,
+    WORKER_KEY,
     add_options,
     add_output_option,
     switch,
@@ -81,8 +82,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any) -> None:
     """A pytest-xdist worker whose sink counted something: the controller adds it up."""
-    from .sink import WORKER_KEY
-
     config = node.config
     if config.stash.get(_SINK, None) is None and WORKER_KEY in getattr(node, "workeroutput", {}):
         _sink(config).pytest_testnodedown(node)

@@ -29,6 +29,8 @@ FLAG = "--trajectory-langsmith"
 DEST = "trajectory_langsmith"
 INI = "trajectory_langsmith"
 LANGSMITH_PLUGINS = ("langsmith_plugin", "langsmith.pytest_plugin")
+WORKER_KEY = "agenttraj_langsmith"
+"""Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
 
 
 def add_options(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:

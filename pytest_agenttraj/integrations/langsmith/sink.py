@@ -28,7 +28,7 @@ import pytest
 
 from ...plugin.collection import MarkerNames
 from ...plugin.registration import HookHolder
-from .options import LANGSMITH_PLUGINS, env, switch, tracking_disabled
+from .options import LANGSMITH_PLUGINS, WORKER_KEY, env, switch, tracking_disabled
 from .output import hide_guessed_links, restore_reporting
 
 if TYPE_CHECKING:  # what a tracked test needs loads with the first one
@@ -41,8 +41,6 @@ if TYPE_CHECKING:  # what a tracked test needs loads with the first one
 
 __all__ = ["WORKER_KEY", "CaseHooks", "LangSmithSink"]
 
-WORKER_KEY = "agenttraj_langsmith"
-"""Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
 
 _MAX_COMMENT = 8_000
 _CASE: pytest.StashKey[Case] = pytest.StashKey()

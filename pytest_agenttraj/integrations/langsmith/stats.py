@@ -27,8 +27,8 @@ class LangSmithStats:
 
     The counts are :data:`_COUNTS`; ``failure`` is the first failure, ``problems`` the
     non-fatal ones (rejected uploads, log errors), ``experiments`` each experiment's URL by
-    name. A plain class: every run makes the LangSmith sink at start-up, and a dataclass's
-    generated methods cost about a millisecond to make.
+    name. A plain class, whose methods cost nothing to define where a dataclass's are generated
+    (about a millisecond) when the module loads.
     """
 
     tracked_tests: int

@@ -45,12 +45,12 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """A test carrying the ``agent_cassette`` marker (its own, its class's or its module's)
     uses the fixture; the per-test hooks are registered only when some test uses it. Such a
-    test is one the session found using the plugin, so only those are looked at (all of them
-    when the session has not looked)."""
+    test is one the session found using the plugin (its collection hook has run by now), so
+    only those are looked at."""
     config = session.config
     items = session.items
     ours = config.stash.get(SESSION_KEY, None)
-    candidates = ours.used if ours is not None and ours.decided else items
+    candidates = ours.used if ours is not None else items
     used = False
     read_marks = MarkerNames()
     for item in candidates:
