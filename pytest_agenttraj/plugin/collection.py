@@ -70,16 +70,33 @@ class MarkerNames:
         self._last_names = self._NONE
 
     def __call__(self, item: pytest.Item) -> frozenset[str]:
-        parent = item.parent
-        if parent is self._last:
-            inherited = self._last_names
-        else:
-            inherited = self._last_names = self._of(parent)
-            self._last = parent
+        inherited = self.inherited(item)
         own = item.own_markers
         if not own:
-            return inherited
+            return inherited  # the same object for each of the parent's unmarked items
         return inherited.union([mark.name for mark in own])
+
+    def inherited(self, item: pytest.Item) -> frozenset[str]:
+        """The names of the markers ``item``'s parents carry."""
+        parent = item.parent
+        if parent is not self._last:
+            self._last_names = self._of(parent)
+            self._last = parent
+        return self._last_names
+
+    def any_carries(self, items: Iterable[pytest.Item], name: str) -> bool:
+        """Whether one of ``items`` carries the marker ``name``, its own or a parent's (each
+        parent looked at once, an item's own markers only where it has some)."""
+        last = None
+        for item in items:
+            if item.own_markers:
+                if name in self(item):
+                    return True
+            elif item.parent is not last:
+                last = item.parent
+                if name in self.inherited(item):
+                    return True
+        return False
 
     def _of(self, node: pytest.Collector | None) -> frozenset[str]:
         if node is None:
@@ -239,12 +256,20 @@ class Collection(HookHolder):
         markers = frozenset(namer.marker for namer, _ in namers if namer.marker)
         read_marks = MarkerNames()
         beside: dict[Path, bool] = {}  # the items of a test file share its path
+        last = None
+        near = quiet = False
         for item in session.items:
-            near = beside.get(item.path)
-            if near is None:
-                near = beside[item.path] = any(namer.beside(item) for namer, _ in namers)
+            if item.parent is not last:  # a collection lists a parent's items together
+                last = item.parent
+                known = beside.get(item.path)
+                if known is None:
+                    known = beside[item.path] = any(namer.beside(item) for namer, _ in namers)
+                near = known
+                quiet = not near and markers.isdisjoint(read_marks.inherited(item))
+            if quiet and not item.own_markers:  # a plain test names nothing
+                continue
             marks = read_marks(item)
-            if not near and markers.isdisjoint(marks):  # a plain test names nothing
+            if not near and markers.isdisjoint(marks):
                 continue
             for namer, named in namers:
                 for name, why in namer(item, marks):

@@ -258,9 +258,16 @@ class TrajectorySession(HookHolder):
         detect = UseDetector(self.config.rootpath, PLUGIN_FIXTURES)
         groups = self.tagged_groups
         read_marks = MarkerNames()
+        used = self.used
+        last: frozenset[str] | None = None
+        marked = plugin_marked = grouped = False
         for item in items:
             marks = read_marks(item)
-            marked = "trajectory" in marks
+            if marks is not last:  # the same names for each unmarked item of a parent
+                last = marks
+                marked = "trajectory" in marks
+                plugin_marked = not marks.isdisjoint(PLUGIN_MARKERS)
+                grouped = bool(groups) and not marks.isdisjoint(groups or ())
             if marked:
                 try:
                     item.stash[ITEM_SETTINGS] = item_settings(item, self.settings)
@@ -270,9 +277,9 @@ class TrajectorySession(HookHolder):
                         item.stash[_SETTING_ERROR] = message
                     else:
                         errors.append(message)
-            if detect(item, marked=not marks.isdisjoint(PLUGIN_MARKERS)):
-                self.used.add(item)
-            elif groups and not marks.isdisjoint(groups):
+            if detect(item, marked=plugin_marked):
+                used.add(item)
+            elif grouped:
                 self.tagged_items.add(item)
         if errors:
             more = f"\n(and {len(errors) - 10} more)" if len(errors) > 10 else ""

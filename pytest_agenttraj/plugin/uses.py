@@ -62,23 +62,52 @@ class UseDetector:
         self._scopes: dict[int, _Module] = {}
         self._kinds: dict[type, bool] = {}
         self._files_ours: dict[str, bool] = {}
+        self._plain: _Plain | None = None
 
     def __call__(self, item: pytest.Item, *, marked: bool) -> bool:
         """Whether ``item`` uses the plugin; ``marked``: whether it carries one of the plugin's
         markers (the caller has read them)."""
         if marked or not self.fixtures.isdisjoint(getattr(item, "fixturenames", ())):
             return True
+        parent = item.parent  # ``item.cls`` looks the class up the whole chain of parents
+        plain = self._plain
+        if plain is not None and parent is plain.parent and self._like(item, plain):
+            return False
         if self._has_reference(item):
             return True
         if not isinstance(item, pytest.Function):
             return False
-        parent = item.parent  # ``item.cls`` looks the class up the whole chain of parents
         func = item.obj
         if type(parent) is not pytest.Module and isinstance(parent, pytest.Class):
-            found = self._function(func, parent.obj)
-        else:
-            found = not self._names_nothing(func) and self._function(func, None)
-        return found or self._fixtures(item)
+            return self._function(func, parent.obj) or self._fixtures(item)
+        if not self._names_nothing(func) and self._function(func, None):
+            return True
+        if self._fixtures(item):
+            return True
+        self._plain = self._plain_sibling(item, func)
+        return False
+
+    def _plain_sibling(self, item: pytest.Function, func: Any) -> _Plain | None:
+        """What makes the next test of ``item``'s module decided as ``item`` was (which uses
+        nothing): a module none of whose values may lead, an own plain function, the same
+        fixture definitions, no reference file. A module lists its tests together, so most
+        tests are decided by this look alone."""
+        module = self._scopes.get(id(getattr(func, "__globals__", None)))
+        if module is None or not module.clean or func not in module.own:
+            return None
+        definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", None)
+        references = self._files.get(item.path, frozenset())
+        return _Plain(item.parent, type(item), module.own, definitions, references)
+
+    @staticmethod
+    def _like(item: pytest.Item, plain: _Plain) -> bool:
+        """Whether ``item``, of the module ``plain`` was made for, is decided as that test was."""
+        return (
+            type(item) is plain.kind
+            and item.obj in plain.own  # type: ignore[attr-defined]
+            and item._fixtureinfo.name2fixturedefs == plain.definitions  # type: ignore[attr-defined]
+            and (not plain.references or default_name(item) not in plain.references)
+        )
 
     def _names_nothing(self, func: Any) -> bool:
         """Whether ``func``, a function of its module, certainly names nothing that may lead to
@@ -327,6 +356,26 @@ class _Module:
         self.own = own
         self.ours = ours
         self.clean = clean
+
+
+class _Plain:
+    """The last test decided through its module's quick look (``UseDetector._plain_sibling``)."""
+
+    __slots__ = ("definitions", "kind", "own", "parent", "references")
+
+    def __init__(
+        self,
+        parent: object,
+        kind: type,
+        own: frozenset[types.FunctionType],
+        definitions: object,
+        references: frozenset[str],
+    ) -> None:
+        self.parent = parent
+        self.kind = kind
+        self.own = own
+        self.definitions = definitions
+        self.references = references
 
 
 def _own_plain_function(value: Any, scope: dict[str, Any], module: object) -> bool:

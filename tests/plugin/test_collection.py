@@ -19,6 +19,12 @@ def pytest_collection_finish(session):
         closest = [n for n in NAMES if item.get_closest_marker(n) is not None]
         carried = [n for n in NAMES if carries(item, n)]
         print("ITEM", json.dumps([item.nodeid, ours == theirs, closest == carried, ours]))
+    items = session.items
+    for start in range(len(items)):  # each tail, so that the parents differ where it starts
+        for name in NAMES:
+            found = MarkerNames().any_carries(items[start:], name)
+            expected = any(carries(item, name) for item in items[start:])
+            print("ANY", json.dumps([start, name, found, expected]))
 """
 
 TESTS = """
@@ -58,3 +64,12 @@ def test_marker_walks_agree_with_pytest(pytester: pytest.Pytester) -> None:
     assert by_id["test_marked[2]"] == ["agent_cassette", "parametrize", "slow", "trajectory"]
     assert by_id["TestGroup::test_method"] == ["langsmith", "skip", "slow"]
     assert by_id["test_plain"] == ["slow"]
+    tails = [json.loads(line[4:]) for line in result.outlines if line.startswith("ANY ")]
+    assert len(tails) == 5 * 7
+    assert all(found == expected for _, _, found, expected in tails), tails
+    # the tails tell apart a marker on one item, on a class and on none
+    assert {name for start, name, found, _ in tails if start == 3 and found} == {
+        "langsmith",
+        "slow",
+        "skip",
+    }

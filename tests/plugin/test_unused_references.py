@@ -296,3 +296,45 @@ def test_a_name_built_at_run_time_keeps_what_it_could_be_while_its_test_did_not_
         ]
     )
     assert _names(folder) == ["case_one.yaml", "case_two.yaml", "x-y.json"]
+
+
+def test_a_marker_names_a_file_from_a_folder_without_one(every_plugin: pytest.Pytester) -> None:
+    """The marker of a test whose file has no ``trajectories/`` beside it, after plain tests of
+    the same module, still names the file it points to elsewhere."""
+    pytester = every_plugin
+    pytester.makepyfile(test_root="def test_root():\n    pass\n")
+    sub = pytester.mkpydir("sub")
+    (sub / "test_sub.py").write_text(
+        """
+import pytest
+
+
+def test_plain():
+    pass
+
+
+def test_plain_too():
+    pass
+
+
+@pytest.mark.skip(reason="later")
+@pytest.mark.trajectory(reference="../../trajectories/" + "kept.yaml")
+def test_later():
+    pass
+""",
+        encoding="utf-8",
+    )
+    folder = pytester.path / "trajectories"
+    folder.mkdir()
+    for name in ("kept.yaml", "stale.yaml"):
+        (folder / name).write_text(REFERENCE, encoding="utf-8")
+    result = pytester.runpytest("--trajectory-prune-unused", "-p", "no:randomly")
+    result.assert_outcomes(passed=3, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "agenttraj: deleted unused reference trajectories/stale.yaml",
+            "agenttraj: kept 1 reference file(s) that no evaluation read but a test file names:",
+            "    trajectories/kept.yaml: sub/test_sub.py::test_later: its marker's reference",
+        ]
+    )
+    assert _names(folder) == ["kept.yaml"]

@@ -19,6 +19,7 @@ def pytest_collection_finish(session):
     quick = UseDetector(session.config.rootpath, PLUGIN_FIXTURES)
     followed = UseDetector(session.config.rootpath, PLUGIN_FIXTURES)
     followed._names_nothing = lambda func: False  # every name followed, as before the quick look
+    followed._like = lambda item, plain: False  # every test looked at on its own
     for item in session.items:
         verdicts = [item in used, quick(item, marked=False), followed(item, marked=False)]
         print("USES", json.dumps([item.nodeid.split("::", 1)[1], verdicts]))
@@ -220,6 +221,42 @@ def test_the_conftest_fixture(overridden):
     assert overridden == 1
 """
 
+# A clean module whose tests the quick look decides from the one before: each way a later test
+# differs (a fixture that calls the package, a parameter named like it, its own reference file).
+SIBLINGS = """
+import pytest
+
+
+def test_sibling_plain():
+    assert True
+
+
+def test_sibling_requesting(matched):
+    assert matched
+
+
+@pytest.mark.parametrize("matched", [1])
+def test_sibling_parameter_named_like_the_fixture(matched):
+    assert matched == 1
+
+
+def test_sibling_requesting_again(matched):
+    assert matched
+
+
+def test_sibling_plain_again():
+    assert True
+
+
+def test_sibling_with_its_file():
+    assert True
+"""
+
+SIBLING_FILE = """\
+- role: user
+  content: hi
+"""
+
 EXPECTED_USED = {
     "test_plain": False,
     "test_stdlib_and_unrelated_helper": False,
@@ -244,6 +281,12 @@ EXPECTED_USED = {
     "test_the_overriding_fixture": True,
     "test_a_fixture_that_calls_the_package": True,
     "test_the_conftest_fixture": False,
+    "test_sibling_plain": False,
+    "test_sibling_requesting": True,
+    "test_sibling_parameter_named_like_the_fixture[1]": False,
+    "test_sibling_requesting_again": True,
+    "test_sibling_plain_again": False,
+    "test_sibling_with_its_file": True,
 }
 
 
@@ -258,7 +301,10 @@ def test_the_collection_finds_each_way_a_test_reaches_the_package(
         test_made=THROUGH_A_MADE_FUNCTION,
         test_overriding=OVERRIDING,
         test_requesting=REQUESTING,
+        test_siblings=SIBLINGS,
     )
+    (pytester.path / "trajectories").mkdir()
+    (pytester.path / "trajectories" / "test_sibling_with_its_file.yaml").write_text(SIBLING_FILE)
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=len(EXPECTED_USED))
     lines = [line.removeprefix("USES ") for line in result.outlines if line.startswith("USES ")]

@@ -74,8 +74,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     pm = config.pluginmanager
     if not any(pm.get_plugin(name) is not None for name in LANGSMITH_PLUGINS):
         return
-    read_marks = MarkerNames()
-    if any("langsmith" in read_marks(item) for item in items):
+    if MarkerNames().any_carries(items, "langsmith"):
         _sink(config).pytest_collection_modifyitems(items)
 
 
