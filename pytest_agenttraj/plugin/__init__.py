@@ -16,23 +16,25 @@ import pytest
 
 from ..core.matching.modes import TOOL_ARGS_MATCH_MODES, TRAJECTORY_MATCH_MODES
 from .cassette_store import (
-    CASSETTES,
+    FOLDER as CASSETTE_FOLDER,
     STORE_NAME,
     CassetteLedger,
-    UnusedCassettes,
     add_cassette_options,
     record_mode,
     redactions,
 )
-from .collection import Collection
+from .collection import COLLECTION_KEY, Collection, Namer
 from .judges import add_judge_options, judge_cache_for, judge_timeout_for
-from .reference_store import LedgerOwner, worker_ledger
+from .reference_store import (
+    FOLDER as REFERENCE_FOLDER,
+    MARKER as REFERENCE_MARKER,
+    LedgerOwner,
+    worker_ledger,
+)
 from .registration import module_dir
 from .session import SESSION_KEY, TrajectorySession
 from .settings import CONFIDENCE_INI, MARKERS, SUMMARY_INI, session_settings, summary_setting
 from .simulation import add_simulation_options, check_simulation_options
-from .unused_files import namer
-from .unused_references import REFERENCES, UnusedReferences
 
 if TYPE_CHECKING:  # loaded by a run that writes a report
     from .report_file import ReportFile
@@ -52,11 +54,14 @@ PLUGINS = (
 )
 
 _REPORT_KEY: pytest.StashKey[ReportFile] = pytest.StashKey()
-_UNUSED_KEY: pytest.StashKey[UnusedReferences] = pytest.StashKey()
 _LEDGER_KEY: pytest.StashKey[LedgerOwner] = pytest.StashKey()
-_COLLECTION_KEY: pytest.StashKey[Collection] = pytest.StashKey()
-_CASSETTES_KEY: pytest.StashKey[UnusedCassettes] = pytest.StashKey()
 _CASSETTE_LEDGER_KEY: pytest.StashKey[CassetteLedger] = pytest.StashKey()
+_REFERENCES_NAME = "agenttraj-references"
+
+FOLDERS = {REFERENCE_FOLDER: REFERENCE_MARKER, CASSETTE_FOLDER: ""}
+"""Each kind of file tests keep in a folder beside them, with the marker whose arguments may
+name one elsewhere (cassettes have none): what the collection looks for in every run, before
+loading the kinds themselves (:mod:`.unused_references`, :mod:`.unused_cassettes`)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -200,17 +205,13 @@ def pytest_configure(config: pytest.Config) -> None:
     prune = bool(config.getoption("trajectory_prune_unused", default=False))
     collection = Collection(
         config,
-        {
-            REFERENCES.folder: namer(REFERENCES, config.rootpath),
-            CASSETTES.folder: namer(CASSETTES, config.rootpath),
-        },
+        FOLDERS,
+        lambda: _namers(config.rootpath),
         track=prune,
+        watched=lambda: _judge_files(config),
     )
-    config.stash[_COLLECTION_KEY] = collection
+    config.stash[COLLECTION_KEY] = collection
     config.pluginmanager.register(collection, "agenttraj-collection")
-    cassettes = UnusedCassettes(config, prune, collection)
-    config.stash[_CASSETTES_KEY] = cassettes
-    config.pluginmanager.register(cassettes, STORE_NAME)
     if session.is_worker:
         worker_ledger(config)
         return
@@ -218,13 +219,12 @@ def pytest_configure(config: pytest.Config) -> None:
         owner = LedgerOwner(config)
         config.stash[_LEDGER_KEY] = owner
         config.pluginmanager.register(owner, "agenttraj-update-ledger")
-    unused = UnusedReferences(config, prune, session, collection)
-    config.stash[_UNUSED_KEY] = unused
-    config.pluginmanager.register(unused, "agenttraj-references")
     if mode != "none":
         ledger = CassetteLedger(config)
         config.stash[_CASSETTE_LEDGER_KEY] = ledger
         config.pluginmanager.register(ledger, "agenttraj-cassette-ledger")
+    if prune or mode != "none" or config.getoption("trajectory_update", default=False):
+        _judge_files(config)  # what they write or delete is listed whatever the folders
     report_path = config.getoption("trajectory_report", default=None)
     if report_path:
         from .report_file import ReportFile, parse_shard
@@ -239,6 +239,32 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(report, "agenttraj-report")
 
 
+def _namers(root: Path) -> dict[str, Namer]:
+    """The namers of the kinds in ``FOLDERS`` (loaded once a test may name a file)."""
+    from .unused_cassettes import CASSETTES
+    from .unused_files import namer
+    from .unused_references import REFERENCES
+
+    return {kind.folder: namer(kind, root) for kind in (REFERENCES, CASSETTES)}
+
+
+def _judge_files(config: pytest.Config) -> None:
+    """On the controller, register what lists (and prunes) the unused reference files and
+    cassettes at the end of the run, once: with the collection's first sight of a kind's
+    folder, or at configure in a run that prunes, records or updates."""
+    from .unused_cassettes import cassette_store
+
+    cassette_store(config)
+    if config.pluginmanager.get_plugin(_REFERENCES_NAME) is None:
+        from .unused_references import UnusedReferences
+
+        prune = bool(config.getoption("trajectory_prune_unused", default=False))
+        unused = UnusedReferences(
+            config, prune, config.stash[SESSION_KEY], config.stash[COLLECTION_KEY]
+        )
+        config.pluginmanager.register(unused, _REFERENCES_NAME)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     owner = config.stash.get(_LEDGER_KEY, None)
     if owner is not None:
@@ -249,16 +275,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
-    collection = config.stash.get(_COLLECTION_KEY, None)
+    collection = config.stash.get(COLLECTION_KEY, None)
     if collection is not None:
         collection.close()
+    for name in (STORE_NAME, _REFERENCES_NAME):  # registered when first needed
+        judge = config.pluginmanager.get_plugin(name)
+        if judge is not None:
+            config.pluginmanager.unregister(judge)
     keys: tuple[pytest.StashKey[Any], ...] = (
         _LEDGER_KEY,
         _CASSETTE_LEDGER_KEY,
-        _CASSETTES_KEY,
-        _UNUSED_KEY,
         _REPORT_KEY,
-        _COLLECTION_KEY,
+        COLLECTION_KEY,
         SESSION_KEY,
     )
     for key in keys:

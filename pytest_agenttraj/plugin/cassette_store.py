@@ -1,9 +1,9 @@
 """Cassettes in the plugin: the record mode (``--trajectory-record``, ini ``trajectory_record``),
 the redactions applied to recorded content (ini ``trajectory_record_redact``), where a test's
 cassette lives (``cassettes/<test name>.yaml`` beside the test file, never outside the project
-root), the run's ledger that lets each cassette be written by one test only, and the files
-``--trajectory-prune-unused`` judges by the rule every kind of file shares. Nothing here
-imports langchain-core: the interception is :mod:`pytest_agenttraj.integrations.replay`."""
+root), and the run's ledger that lets each cassette be written by one test only; the cassettes
+``--trajectory-prune-unused`` judges are :mod:`.unused_cassettes`'. Nothing here imports
+langchain-core: the interception is :mod:`pytest_agenttraj.integrations.replay`."""
 
 from __future__ import annotations
 
@@ -11,28 +11,25 @@ import hashlib
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .collection import Collection, carries
+from .collection import carries
 from .reference_store import default_name
 from .registration import HookHolder
-from .unused_files import FileKind, UnusedFiles, Verdict
 
 if TYPE_CHECKING:  # loaded where cassettes are recorded: a plain run needs none
     from ..references.ledger import UpdateLedger
 
 __all__ = [
-    "CASSETTES",
     "CASSETTE_FIXTURE",
     "FOLDER",
     "RECORD_MODES",
+    "SENT_KEY",
     "STORE_NAME",
     "CassetteLedger",
-    "UnusedCassettes",
     "add_cassette_options",
     "cassette_name",
     "cassette_path",
@@ -51,8 +48,10 @@ _INI = "trajectory_record"
 _REDACT_INI = "trajectory_record_redact"
 _WORKER_KEY = "agenttraj_cassette_ledger"
 _LEDGER: pytest.StashKey[UpdateLedger] = pytest.StashKey()
-_SENT_KEY = "agenttraj_cassettes"
+SENT_KEY = "agenttraj_cassettes"
+"""The key of a pytest-xdist worker's output that carries the cassettes it read and wrote."""
 STORE_NAME = "agenttraj-cassettes"
+"""The plugin name of the run's :class:`~.unused_cassettes.UnusedCassettes`, once made."""
 _MAX_NAME = 150
 
 
@@ -156,58 +155,3 @@ def ledger_of(config: pytest.Config) -> UpdateLedger | None:
 
             ledger = config.stash[_LEDGER] = UpdateLedger(Path(folder))
     return ledger
-
-
-def _cassette_names(item: pytest.Item) -> Iterator[tuple[str, str]]:
-    if uses_cassette(item):
-        yield cassette_name(item), "its own cassette"
-
-
-CASSETTES = FileKind(FOLDER, (".yaml",), "cassette", _cassette_names)
-"""Cassettes: in ``cassettes/`` beside the tests."""
-
-
-class UnusedCassettes(HookHolder):
-    """Registered in every process: the cassettes the run's tests read and wrote (a worker sends
-    them to its controller), then, on the controller, the cassettes beside the test files
-    judged by the rule of reference files (a test that uses the cassette fixture or marker
-    names its own, a string in a test file names one), the unused ones deleted under
-    ``--trajectory-prune-unused``."""
-
-    def __init__(self, config: pytest.Config, prune: bool, collection: Collection) -> None:
-        self.config = config
-        self.prune = prune
-        self.rule = UnusedFiles(config, CASSETTES, collection)
-        self.used: set[str] = set()
-        self.written: dict[str, int] = {}
-        self.verdict: Verdict | None = None
-
-    def wrote(self, name: str, calls: int) -> None:
-        """A test wrote the cassette ``name`` (relative to the rootdir) with ``calls`` calls."""
-        self.used.add(name)
-        self.written[name] = calls
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: object) -> None:  # noqa: ARG002
-        sent = getattr(node, "workeroutput", {}).get(_SENT_KEY)
-        if isinstance(sent, dict):
-            self.used.update(sent["used"])
-            self.written.update(sent["written"])
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if hasattr(self.config, "workerinput"):
-            sent = {"used": sorted(self.used), "written": self.written}
-            self.config.workeroutput[_SENT_KEY] = sent  # type: ignore[attr-defined]
-            return
-        self.verdict = self.rule.judge(session, exitstatus, self.used, explain=self.prune)
-        if self.prune and self.verdict.checked:
-            self.rule.prune(self.verdict)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        write = terminalreporter.write_line
-        for name, calls in sorted(self.written.items()):
-            write(f"agenttraj: recorded cassette {name} ({calls} call(s))", yellow=True)
-        if self.verdict is not None:
-            for line, warning in self.rule.lines(self.verdict, prune=self.prune):
-                write(line, yellow=warning)

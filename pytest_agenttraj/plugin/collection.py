@@ -15,7 +15,7 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,9 +23,19 @@ import pytest
 
 from .registration import HookHolder
 
-__all__ = ["Collection", "MarkerNames", "Namer", "marker_names", "matches", "test_files"]
+__all__ = [
+    "COLLECTION_KEY",
+    "Collection",
+    "MarkerNames",
+    "Namer",
+    "marker_names",
+    "matches",
+    "test_files",
+]
 
 _WORKER_KEY = "agenttraj_collection"
+COLLECTION_KEY: pytest.StashKey[Collection] = pytest.StashKey()
+"""Where the run's :class:`Collection` is kept in ``config.stash``."""
 _HOOKS = (
     "pytest_collect_file|pytest_collect_directory|pytest_pycollect_makemodule|"
     "pytest_pycollect_makeitem|pytest_generate_tests"
@@ -174,17 +184,32 @@ def _skip_reason(report: pytest.CollectReport) -> str:
 
 class Collection(HookHolder):
     """Registered in every process of a run: what it collected (test files, tests, the files
-    ``namers`` say tests name) and, on the controller, which tests reported."""
+    tests name) and, on the controller, which tests reported.
+
+    ``folders`` maps each kind's folder (beside the test files) to the marker whose arguments
+    may name its files elsewhere (or ``""``); ``namers`` makes the kinds' namers, asked only
+    once a test may name a file (most runs have none). ``watched`` is called on the controller
+    when some verdict on the folders may be needed: pruning, or a kind's folder beside a
+    collected test file."""
 
     def __init__(
-        self, config: pytest.Config, namers: Mapping[str, Namer], *, track: bool = False
+        self,
+        config: pytest.Config,
+        folders: Mapping[str, str],
+        namers: Callable[[], Mapping[str, Namer]],
+        *,
+        track: bool = False,
+        watched: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
         self.track = track
         """Whether to note every report whatever the folders (a run asked to prune does)."""
         self._tracker: _Reports | None = None
         self.root = config.rootpath
-        self.namers = namers
+        self.folders = folders
+        self._make_namers = namers
+        self._namers: Mapping[str, Namer] | None = None
+        self._watched = watched
         self.is_worker = hasattr(config, "workerinput")
         self._collected: set[str] = set()
         self._files: list[Path] = []  # collected here, made relative when read
@@ -192,7 +217,7 @@ class Collection(HookHolder):
         self._tests: set[str] = set()
         self._pending: list[pytest.Item] = []  # collected here, their ids read when asked for
         self.deselected = 0
-        self.named: dict[str, dict[str, str]] = {kind: {} for kind in namers}
+        self.named: dict[str, dict[str, str]] = {kind: {} for kind in folders}
         self.reported: set[str] = set()
         self.unpassed: set[str] = set()
         self.workers: list[str] = []
@@ -250,34 +275,51 @@ class Collection(HookHolder):
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected += len(items)
 
+    def namers(self) -> Mapping[str, Namer]:
+        """The kinds' namers, by folder (made when first asked for)."""
+        if self._namers is None:
+            self._namers = self._make_namers()
+        return self._namers
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._pending = session.items
-        namers = [(namer, self.named[kind]) for kind, namer in self.namers.items()]
-        markers = frozenset(namer.marker for namer, _ in namers if namer.marker)
+        self._name_files(session.items)
+        if self.is_worker:
+            self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]
+        else:
+            self._watch(self._parents())
+
+    def _name_files(self, items: list[pytest.Item]) -> None:
+        """Note the files the tests name: only a test with a kind's folder beside its file, or
+        carrying a kind's marker, may name one."""
+        markers = frozenset(marker for marker in self.folders.values() if marker)
+        namers: list[tuple[Namer, dict[str, str]]] | None = None
         read_marks = MarkerNames()
         beside: dict[Path, bool] = {}  # the items of a test file share its path
         last = None
         near = quiet = False
-        for item in session.items:
+        for item in items:
             if item.parent is not last:  # a collection lists a parent's items together
                 last = item.parent
-                known = beside.get(item.path)
-                if known is None:
-                    known = beside[item.path] = any(namer.beside(item) for namer, _ in namers)
-                near = known
+                near = self._beside(item.path, beside)
                 quiet = not near and markers.isdisjoint(read_marks.inherited(item))
             if quiet and not item.own_markers:  # a plain test names nothing
                 continue
             marks = read_marks(item)
             if not near and markers.isdisjoint(marks):
                 continue
+            if namers is None:
+                namers = [(namer, self.named[kind]) for kind, namer in self.namers().items()]
             for namer, named in namers:
                 for name, why in namer(item, marks):
                     named.setdefault(name, why)
-        if self.is_worker:
-            self.config.workeroutput[_WORKER_KEY] = self._sent()  # type: ignore[attr-defined]
-        else:
-            self._watch(self._parents())
+
+    def _beside(self, path: Path, known: dict[Path, bool]) -> bool:
+        """Whether a kind's folder is beside the test file ``path`` (``known`` remembers)."""
+        found = known.get(path)
+        if found is None:
+            found = known[path] = any((path.parent / folder).is_dir() for folder in self.folders)
+        return found
 
     def _parents(self) -> set[Path]:
         """The folders of the test files collected (without making their paths relative)."""
@@ -295,9 +337,11 @@ class Collection(HookHolder):
         has nothing to list, and its tests run none of this code."""
         if self._tracker is not None or self.is_worker:
             return
-        if self.track or any((p / kind).is_dir() for p in set(parents) for kind in self.namers):
+        if self.track or any((p / kind).is_dir() for p in set(parents) for kind in self.folders):
             self._tracker = _Reports(self)
             self.config.pluginmanager.register(self._tracker, "agenttraj-reported")
+            if self._watched is not None:
+                self._watched()
 
     def close(self) -> None:
         """At unconfigure: take the report hook out with the collection."""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # loaded where a test reads or settles a file: a plain run ne
 __all__ = [
     "FOLDER",
     "LEDGER_KEY",
+    "MARKER",
     "ItemReferences",
     "LedgerOwner",
     "default_name",
@@ -29,6 +30,8 @@ __all__ = [
 ]
 
 FOLDER = "trajectories"
+MARKER = "trajectory"
+"""The marker whose ``reference=`` names a test's reference file (in the folder or elsewhere)."""
 LEDGER_KEY: pytest.StashKey[UpdateLedger | None] = pytest.StashKey()
 _WORKER_KEY = "agenttraj_update_ledger"
 

@@ -12,7 +12,7 @@ import pytest
 
 from ..references.suffixes import REFERENCE_SUFFIXES
 from .collection import Collection
-from .reference_store import FOLDER, default_name
+from .reference_store import FOLDER, MARKER, default_name
 from .registration import HookHolder
 from .unused_files import FileKind, UnusedFiles, Verdict
 
@@ -24,13 +24,13 @@ __all__ = ["REFERENCES", "UnusedReferences"]
 
 def _reference_names(item: pytest.Item) -> Iterator[tuple[str, str]]:
     yield default_name(item), "its own file"
-    for mark in item.iter_markers("trajectory"):
+    for mark in item.iter_markers(MARKER):
         reference = mark.kwargs.get("reference")
         if isinstance(reference, str) and reference.strip():
             yield reference, "its marker's reference"
 
 
-REFERENCES = FileKind(FOLDER, REFERENCE_SUFFIXES, "reference", _reference_names, "trajectory")
+REFERENCES = FileKind(FOLDER, REFERENCE_SUFFIXES, "reference", _reference_names, MARKER)
 """Reference files: in ``trajectories/`` beside the tests, YAML or JSON."""
 
 

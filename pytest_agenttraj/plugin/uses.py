@@ -143,9 +143,16 @@ class UseDetector:
         own: set[types.FunctionType] = set()
         clean = True
         name = scope.get("__name__")
+        function = types.FunctionType
         for key, value in list(scope.items()):
-            if _own_plain_function(value, scope, name):
-                own.add(value)  # it can name only the module's values: they decide
+            if (  # an own plain function can name only the module's values: they decide
+                type(value) is function
+                and value.__globals__ is scope
+                and value.__module__ == name
+                and value.__closure__ is None
+                and getattr(value, "__wrapped__", None) is None
+            ):
+                own.add(value)
                 continue
             lead = leads[key] = self._may_lead(value)
             clean = clean and not lead
@@ -376,19 +383,6 @@ class _Plain:
         self.own = own
         self.definitions = definitions
         self.references = references
-
-
-def _own_plain_function(value: Any, scope: dict[str, Any], module: object) -> bool:
-    """Whether ``value`` is a function of the module whose globals are ``scope`` (and name
-    ``module``), with neither closure nor wrapped function: all it can name is in ``scope`` (or
-    a builtin)."""
-    return (
-        type(value) is types.FunctionType
-        and value.__globals__ is scope
-        and value.__module__ == module
-        and value.__closure__ is None
-        and getattr(value, "__wrapped__", None) is None
-    )
 
 
 def _class_values(cls: type, names: Iterable[str]) -> list[Any]:

@@ -177,13 +177,15 @@ def test_unused_files_are_listed_and_pruned_only_on_request(
     project.runpytest("--trajectory-update").assert_outcomes(passed=3)
     stale = project.path / "trajectories" / "old_agent.yaml"
     stale.write_text("[]\n", encoding="utf-8")
-    listed = project.runpytest()
-    listed.stdout.fnmatch_lines(
-        [
-            "agenttraj: 1 reference file(s) no test used (--trajectory-prune-unused deletes them):",
-            "    trajectories/old_agent.yaml",
-        ]
-    )
+    for args in ([], ["-n", "2"]):  # under xdist, the controller lists them
+        listed = project.runpytest(*args)
+        listed.stdout.fnmatch_lines(
+            [
+                "agenttraj: 1 reference file(s) no test used (--trajectory-prune-unused deletes "
+                "them):",
+                "    trajectories/old_agent.yaml",
+            ]
+        )
     assert stale.exists()
     partial = project.runpytest("-k", "by_name", "--trajectory-prune-unused")
     partial.stdout.fnmatch_lines(

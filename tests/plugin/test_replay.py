@@ -636,14 +636,17 @@ def test_prune_unused_deletes_cassettes_no_test_uses(
     _record(inner, monkeypatch).assert_outcomes(passed=1)
     orphan = inner.path / "cassettes" / "test_removed_long_ago.yaml"
     orphan.write_text('{"calls": []}\n', encoding="utf-8")
-    listed = inner.runpytest()
-    listed.assert_outcomes(passed=1)
-    listed.stdout.fnmatch_lines(
-        [
-            "agenttraj: 1 cassette file(s) no test used (--trajectory-prune-unused deletes them):",
-            "    cassettes/test_removed_long_ago.yaml",
-        ]
-    )
+    for args in ([], ["-n", "2"]):  # under xdist, a worker says which cassettes it read
+        listed = inner.runpytest(*args)
+        listed.assert_outcomes(passed=1)
+        listed.stdout.fnmatch_lines(
+            [
+                "agenttraj: 1 cassette file(s) no test used (--trajectory-prune-unused deletes "
+                "them):",
+                "    cassettes/test_removed_long_ago.yaml",
+            ]
+        )
+        assert "test_weather.yaml" not in listed.stdout.str()
     selected = inner.runpytest("--trajectory-prune-unused", "-k", "weather")
     selected.stdout.fnmatch_lines(["agenttraj: unused cassettes were not checked*"])
     assert orphan.exists()

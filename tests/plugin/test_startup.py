@@ -99,6 +99,11 @@ ON_DEMAND = (
     "pytest_agenttraj.integrations.langsmith.selection",
     "pytest_agenttraj.integrations.langsmith.stats",
     "pytest_agenttraj.integrations.replay.state",
+    # what lists unused reference files and cassettes (a kind's folder beside a collected test
+    # file, or a run that prunes, records or updates)
+    "pytest_agenttraj.plugin.unused_files",
+    "pytest_agenttraj.plugin.unused_references",
+    "pytest_agenttraj.plugin.unused_cassettes",
     # what a run writes or evaluates: its records, a report file, a judge's stored answers, the
     # package's errors
     "pytest_agenttraj.plugin.results",
@@ -121,7 +126,8 @@ def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("-p", "no:langsmith_plugin", "-s")
     result.assert_outcomes(passed=1)
     assert "loaded: []" in result.stdout.str()
-    # a run that uses a gate and a usage rule loads what it uses
+    # a run that uses a gate and a usage rule loads what it uses (the marker, whose reference=
+    # may name a file elsewhere, has the listers of unused files look at the test)
     pytester.makepyfile(
         "import pytest\n"
         "@pytest.mark.trajectory(forbidden=['delete'])\n"
@@ -139,7 +145,9 @@ def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
         "'pytest_agenttraj.core.values', 'pytest_agenttraj.errors', "
         "'pytest_agenttraj.evaluators.result', 'pytest_agenttraj.evaluators.scope', "
         "'pytest_agenttraj.gating.pass_rate', "
-        "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.references.file']"
+        "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.plugin.unused_cassettes', "
+        "'pytest_agenttraj.plugin.unused_files', 'pytest_agenttraj.plugin.unused_references', "
+        "'pytest_agenttraj.references.file']"
     ) in result.stdout.str()
 
 

@@ -14,7 +14,6 @@ from _pytest._io import TerminalWriter
 
 from ...plugin.cassette_store import (
     CASSETTE_FIXTURE,
-    STORE_NAME,
     cassette_path,
     ledger_of,
     record_command,
@@ -85,7 +84,9 @@ def _state(item: pytest.Item) -> TestCassette:
                 state.file = load_cassette(path)
             except CassetteError as error:
                 state.error = error
-            store = item.config.pluginmanager.get_plugin(STORE_NAME)
+            from ...plugin.unused_cassettes import cassette_store
+
+            store = cassette_store(item.config)
             if store is not None:
                 store.used.add(name)
         item.stash[_STATE] = state
@@ -201,7 +202,9 @@ def _write(item: pytest.Item, state: TestCassette) -> None:
     from ...references.cassette import write_cassette
 
     write_cassette(state.path, made, test=item.nodeid, record=record_command(item))
-    store = item.config.pluginmanager.get_plugin(STORE_NAME)
+    from ...plugin.unused_cassettes import cassette_store
+
+    store = cassette_store(item.config)
     if store is not None:
         store.wrote(state.name, sum(len(calls) for calls in made))
 
