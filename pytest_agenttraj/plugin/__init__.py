@@ -24,7 +24,7 @@ from .cassette_store import (
     redactions,
 )
 from .collection import COLLECTION_KEY, Collection, Namer
-from .judges import add_judge_options, judge_cache_for, judge_timeout_for
+from .judges import add_judge_options, judge_cache_mode, judge_timeout_for
 from .reference_store import (
     FOLDER as REFERENCE_FOLDER,
     MARKER as REFERENCE_MARKER,
@@ -194,7 +194,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     session = TrajectorySession(config, session_settings(config))
     check_simulation_options(config)
-    session.judge_cache = judge_cache_for(config)
+    judge_cache_mode(config)  # a bad mode is a usage error before any test runs
     session.judge_timeout = judge_timeout_for(config)
     session.show_summary = summary_setting(config)
     config.stash[SESSION_KEY] = session

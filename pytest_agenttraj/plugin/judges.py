@@ -8,12 +8,22 @@ model call: ``--trajectory-judge-timeout=SECONDS`` (ini ``trajectory_judge_timeo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from ..evaluators.judges.cache import CACHE_MODES, JudgeCache, check_cache_mode
+from ..evaluators.judges import CACHE_MODES
 
-__all__ = ["CACHE_DIRECTORY", "add_judge_options", "judge_cache_for", "judge_timeout_for"]
+if TYPE_CHECKING:  # the cache loads with the first test that judges
+    from ..evaluators.judges.cache import JudgeCache
+
+__all__ = [
+    "CACHE_DIRECTORY",
+    "add_judge_options",
+    "judge_cache_for",
+    "judge_cache_mode",
+    "judge_timeout_for",
+]
 
 CACHE_DIRECTORY = "agenttraj-judge"
 _OPTION = "--trajectory-judge-cache"
@@ -44,11 +54,16 @@ def add_judge_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
     parser.addini(_TIMEOUT_INI, f"LLM judge timeout in seconds (see {_TIMEOUT_OPTION})", default="")
 
 
-def _mode(config: pytest.Config) -> str:
+def judge_cache_mode(config: pytest.Config) -> str:
+    """The run's judge cache mode; an invalid one is a usage error (asked at configure)."""
     value = config.getoption("trajectory_judge_cache", default=None)
     where = _OPTION
     if value is None:
         value, where = str(config.getini(_INI)).strip() or "use", f"ini {_INI}"
+    if value in CACHE_MODES:
+        return str(value)
+    from ..evaluators.judges.cache import check_cache_mode
+
     try:
         return check_cache_mode(value, where=where)
     except ValueError as error:
@@ -76,10 +91,11 @@ def judge_timeout_for(config: pytest.Config) -> float:
 def judge_cache_for(config: pytest.Config) -> JudgeCache | None:
     """The run's judge cache (``None`` when pytest's cache plugin is off: ``-p
     no:cacheprovider``); its folder is made when first written."""
-    mode = _mode(config)
+    mode = judge_cache_mode(config)
     cache = getattr(config, "cache", None)
     if cache is None:
         return None
+    from ..evaluators.judges.cache import JudgeCache
 
     def directory() -> Path:
         # an OSError (a file where the folder should be) is the cache's to warn of, once

@@ -35,6 +35,7 @@ from .uses import UseDetector
 if TYPE_CHECKING:  # the scopes load with the first test that uses the package
     from ..core.matching.report import MatchReport
     from ..core.report import Report
+    from ..evaluators.judges.cache import JudgeCache
     from ..evaluators.scope import Evaluation, TestScope, test_scope
     from .results import TrajectoryResults
 
@@ -189,7 +190,6 @@ class TrajectorySession(HookHolder):
         self.repeat_info: dict[str, dict[str, Any]] = {}
         self.tags: dict[str, dict[str, Any]] = {}
         self.tagged_groups: tuple[str, ...] | None = None
-        self.judge_cache: Any = None  # the run's JudgeCache, set at configure time (or None)
         self.judge_timeout: float | None = None  # the run's judge timeout (0: none), likewise
         self.show_summary = True  # the ini key trajectory_summary, set at configure time
         # what the HTML page draws of each result rides on its record when a page or a report
@@ -221,6 +221,14 @@ class TrajectorySession(HookHolder):
 
             self._results = TrajectoryResults()
         return self._results
+
+    @functools.cached_property
+    def judge_cache(self) -> JudgeCache | None:
+        """The run's judge cache (``None`` without pytest's cache plugin), made, with its
+        module, when a test first asks for it."""
+        from .judges import judge_cache_for
+
+        return judge_cache_for(self.config)
 
     @property
     def records(self) -> list[dict[str, Any]]:

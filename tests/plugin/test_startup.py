@@ -106,6 +106,7 @@ ON_DEMAND = (
     "pytest_agenttraj.plugin.unused_cassettes",
     # what a run writes or evaluates: its records, a report file, a judge's stored answers, the
     # package's errors
+    "pytest_agenttraj.evaluators.judges.cache",
     "pytest_agenttraj.plugin.results",
     "pytest_agenttraj.evaluators.result",
     "pytest_agenttraj.plugin.report_file",
@@ -143,6 +144,7 @@ def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
         "loaded: ['pytest_agenttraj._files', 'pytest_agenttraj.core.matching.report', "
         "'pytest_agenttraj.core.matching.rules', 'pytest_agenttraj.core.usage', "
         "'pytest_agenttraj.core.values', 'pytest_agenttraj.errors', "
+        "'pytest_agenttraj.evaluators.judges.cache', "
         "'pytest_agenttraj.evaluators.result', 'pytest_agenttraj.evaluators.scope', "
         "'pytest_agenttraj.gating.pass_rate', "
         "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.plugin.unused_cassettes', "

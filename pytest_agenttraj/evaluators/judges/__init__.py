@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .cache import CACHE_MODES, JudgeCache
+    from .cache import JudgeCache
     from .engine import DEFAULT_MAX_CONCURRENCY, Verdict
     from .goal import (
         create_agent_goal_accuracy_evaluator,
@@ -39,8 +39,12 @@ if TYPE_CHECKING:
         create_trajectory_llm_as_judge,
     )
 
+CACHE_MODES = ("use", "refresh", "off")
+"""The judge cache's modes (:mod:`.cache`): ``use`` reads and writes, ``refresh`` writes only,
+``off`` neither. Defined here, so that the plugin's options list them without the cache."""
+
 _WHERE = {
-    ".cache": ("CACHE_MODES", "JudgeCache"),
+    ".cache": ("JudgeCache",),
     ".engine": ("DEFAULT_MAX_CONCURRENCY", "Verdict"),
     ".goal": ("create_agent_goal_accuracy_evaluator", "create_async_agent_goal_accuracy_evaluator"),
     ".prompts": (
@@ -69,7 +73,8 @@ _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names
 
 def __getattr__(name: str) -> Any:
     """The judges' public names, each module imported when one of its names is first used
-    (so the plugin can load the cache without the judges)."""
+    (so the plugin can list the cache's modes without the cache, and load the cache without the
+    judges)."""
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

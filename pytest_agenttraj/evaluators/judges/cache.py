@@ -21,9 +21,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import CACHE_MODES
+
 __all__ = ["CACHE_MODES", "JudgeCache", "KeyMaker", "cache_key", "check_cache_mode"]
 
-CACHE_MODES = ("use", "refresh", "off")
 _VERSION = 1
 
 
