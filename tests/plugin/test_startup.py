@@ -89,13 +89,14 @@ ON_DEMAND = (
     "pytest_agenttraj.references.ledger",
     "pytest_agenttraj.references.mentions",
     # a repeated test's runner, LangSmith's sink (made when logging is on or a test is marked
-    # langsmith) and a LangSmith test case
+    # langsmith), a LangSmith test case and langsmith's live table (--langsmith-output)
     "pytest_agenttraj.plugin.repeat",
     "pytest_agenttraj.integrations.langsmith.case",
     "pytest_agenttraj.integrations.langsmith.payload",
     "pytest_agenttraj.integrations.langsmith.runner",
     "pytest_agenttraj.integrations.langsmith.timeouts",
     "pytest_agenttraj.integrations.langsmith.sink",
+    "pytest_agenttraj.integrations.langsmith.output",
     "pytest_agenttraj.integrations.langsmith.selection",
     "pytest_agenttraj.integrations.langsmith.stats",
     "pytest_agenttraj.integrations.replay.state",

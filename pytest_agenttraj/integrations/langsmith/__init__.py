@@ -19,10 +19,10 @@ from .options import (
     WORKER_KEY,
     add_options,
     add_output_option,
+    langsmith_output,
     switch,
     tracking_disabled,
 )
-from .output import check_output_option, langsmith_output, live_table, status
 
 if TYPE_CHECKING:  # loaded with the sink
     from .sink import LangSmithSink
@@ -47,7 +47,10 @@ def pytest_load_initial_conftests(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before langsmith's plugin refuses with a traceback
 def pytest_configure(config: pytest.Config) -> None:
-    check_output_option(config)
+    if langsmith_output(config):
+        from .output import check_output_option
+
+        check_output_option(config)
     if switch(config) is not None:  # a bad ini value is a usage error in every run
         _sink(config)
     if langsmith_output(config):  # only then does langsmith's plugin blank the statuses
@@ -95,6 +98,8 @@ class LiveStatus(HookHolder):
         self, report: pytest.TestReport, config: pytest.Config
     ) -> Generator[None, tuple[str, str, str], tuple[str, str, str]]:
         reported = yield
+        from .output import live_table, status  # loaded with langsmith's live table
+
         if reported == ("", "", "") and live_table(config) is not None:
             return status(report)
         return reported

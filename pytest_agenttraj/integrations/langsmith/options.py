@@ -19,6 +19,7 @@ __all__ = [
     "add_options",
     "add_output_option",
     "env",
+    "langsmith_output",
     "switch",
     "tracking_disabled",
 ]
@@ -28,7 +29,8 @@ OUTPUT_DEST = "langsmith_output"
 FLAG = "--trajectory-langsmith"
 DEST = "trajectory_langsmith"
 INI = "trajectory_langsmith"
-LANGSMITH_PLUGINS = ("langsmith_plugin", "langsmith.pytest_plugin")
+_ENTRY_POINT = "langsmith_plugin"  # langsmith's own pytest plugin, as its entry point names it
+LANGSMITH_PLUGINS = (_ENTRY_POINT, "langsmith.pytest_plugin")
 WORKER_KEY = "agenttraj_langsmith"
 """Key in xdist's ``workerinput`` (the controller's probe) and ``workeroutput`` (worker stats)."""
 
@@ -99,3 +101,11 @@ def switch(config: pytest.Config) -> str | None:
     except (ValueError, pytest.UsageError) as error:  # pytest's message does not name the key
         raise pytest.UsageError(f"invalid {INI} ({error}): use true or false") from None
     return f"{INI} = true" if on else None
+
+
+def langsmith_output(config: pytest.Config) -> bool:
+    """Whether langsmith's own plugin runs ``--langsmith-output`` (its live table; see
+    :mod:`.output`)."""
+    return bool(config.getoption(OUTPUT_DEST, default=False)) and (
+        config.pluginmanager.get_plugin(_ENTRY_POINT) is not None
+    )

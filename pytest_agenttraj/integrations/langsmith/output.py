@@ -18,27 +18,18 @@ from typing import Any
 
 import pytest
 
-from .options import OUTPUT_DEST, tracking_disabled
+from .options import langsmith_output, tracking_disabled
 
 __all__ = [
     "LIVE_PLUGIN",
     "check_output_option",
     "hide_guessed_links",
-    "langsmith_output",
     "live_table",
     "restore_reporting",
     "status",
 ]
 
 LIVE_PLUGIN = "langsmith_output_plugin"
-_LANGSMITH_PLUGIN = "langsmith_plugin"
-
-
-def langsmith_output(config: pytest.Config) -> bool:
-    """Whether langsmith's own plugin runs ``--langsmith-output``."""
-    return bool(config.getoption(OUTPUT_DEST, default=False)) and (
-        config.pluginmanager.get_plugin(_LANGSMITH_PLUGIN) is not None
-    )
 
 
 def check_output_option(config: pytest.Config) -> None:
