@@ -88,8 +88,10 @@ ON_DEMAND = (
     "pytest_agenttraj.references.file",
     "pytest_agenttraj.references.ledger",
     "pytest_agenttraj.references.mentions",
-    # a repeated test's runner, LangSmith's sink (made when logging is on or a test is marked
-    # langsmith), a LangSmith test case and langsmith's live table (--langsmith-output)
+    # the session's per-test half, a repeated test's runner, LangSmith's sink (made when
+    # logging is on or a test is marked langsmith), a LangSmith test case and langsmith's live
+    # table (--langsmith-output)
+    "pytest_agenttraj.plugin.running",
     "pytest_agenttraj.plugin.repeat",
     "pytest_agenttraj.integrations.langsmith.case",
     "pytest_agenttraj.integrations.langsmith.payload",
@@ -148,7 +150,8 @@ def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
         "'pytest_agenttraj.evaluators.judges.cache', "
         "'pytest_agenttraj.evaluators.result', 'pytest_agenttraj.evaluators.scope', "
         "'pytest_agenttraj.gating.pass_rate', "
-        "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.plugin.unused_cassettes', "
+        "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.plugin.running', "
+        "'pytest_agenttraj.plugin.unused_cassettes', "
         "'pytest_agenttraj.plugin.unused_files', 'pytest_agenttraj.plugin.unused_references', "
         "'pytest_agenttraj.references.file']"
     ) in result.stdout.str()
@@ -162,7 +165,7 @@ COUNT_CALLS = """
 import collections, json, os, sys
 import pytest
 import pytest_agenttraj
-from pytest_agenttraj.plugin.session import TestHooks
+from pytest_agenttraj.plugin.running import TestHooks
 
 PACKAGE = os.path.dirname(pytest_agenttraj.__file__) + os.sep
 CALLS = collections.defaultdict(collections.Counter)
@@ -274,7 +277,7 @@ def test_a_plain_test_runs_none_of_the_package_code(
     }
     # the counter sees the package's code where a test runs it
     used = counted["test_uses.py::test_fixture"]
-    assert used.get("plugin/session.py:run_phase", 0) >= 3
+    assert used.get("plugin/running.py:run_phase", 0) >= 3
     assert used.get("assertions/trajectory.py:assert_trajectory") == 1
 
 
