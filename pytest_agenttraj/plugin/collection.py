@@ -1,20 +1,15 @@
 """What a run collected and what it missed, so that a tool judging the whole project (which
-files no test uses) can tell whether the run saw every test.
+files no test uses) can tell whether the run saw every test (:mod:`.completeness` reads it).
 
-The test files are found the way pytest finds them from the rootdir (``python_files`` in every
-folder it would recurse into), whatever the run was given; a run saw every test when each of
-them collected (no ``--ignore``, no ``testpaths`` leaving some out, no collection error, no
-module skipped at module level), no test was deselected, no plugin that collects tests was
-kept from loading, and every test it collected reported. Each process that collects (the run
-itself, or each pytest-xdist worker) gathers what it saw; workers send it to the controller.
+A run saw every test when each of the project's test files collected (no ``--ignore``, no
+``testpaths`` leaving some out, no collection error, no module skipped at module level), no test
+was deselected, no plugin that collects tests was kept from loading, and every test it collected
+reported. Each process that collects (the run itself, or each pytest-xdist worker) gathers what
+it saw; workers send it to the controller.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import functools
-import os
-import re
 from collections.abc import Callable, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,23 +24,11 @@ __all__ = [
     "MarkerNames",
     "Namer",
     "marker_names",
-    "matches",
-    "test_files",
 ]
 
 _WORKER_KEY = "agenttraj_collection"
 COLLECTION_KEY: pytest.StashKey[Collection] = pytest.StashKey()
 """Where the run's :class:`Collection` is kept in ``config.stash``."""
-_HOOKS = (
-    "pytest_collect_file|pytest_collect_directory|pytest_pycollect_makemodule|"
-    "pytest_pycollect_makeitem|pytest_generate_tests"
-)
-_SHOWN = 10
-_WHERE = {
-    pytest.Config.ArgsSource.ARGS: "the run's arguments",
-    pytest.Config.ArgsSource.TESTPATHS: "testpaths",
-    pytest.Config.ArgsSource.INVOCATION_DIR: "the folder the run started in",
-}
 
 
 class Namer(Protocol):
@@ -136,44 +119,6 @@ def carries(item: pytest.Item, name: str) -> bool:
                 return True
         node = node.parent
     return False
-
-
-def matches(pattern: str, path: Path) -> bool:
-    """Whether ``path`` matches an ini path pattern as pytest matches ``python_files`` and
-    ``norecursedirs``: the name alone, or the whole path when the pattern has a folder."""
-    if os.sep not in pattern and "/" not in pattern:
-        return fnmatch.fnmatch(path.name, pattern)
-    if path.is_absolute() and not os.path.isabs(pattern):
-        pattern = f"*{os.sep}{pattern}"
-    return fnmatch.fnmatch(str(path), pattern)
-
-
-def _in_venv(path: Path) -> bool:
-    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta" / "history").is_file()
-
-
-def test_files(config: pytest.Config) -> list[Path]:
-    """Every file under the rootdir that a plain ``pytest`` run from there, with no
-    ``testpaths``, would collect as a test module: ``python_files`` in each folder it recurses
-    into (``norecursedirs``, virtual environments and links to folders left out)."""
-    patterns = config.getini("python_files")
-    skip = config.getini("norecursedirs")
-    venvs = not config.getoption("collect_in_virtualenv", False)
-    found = []
-    for top, dirs, files in os.walk(config.rootpath):
-        here = Path(top)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d != "__pycache__"
-            and not any(matches(p, here / d) for p in skip)
-            and not (venvs and _in_venv(here / d))
-        )
-        for name in sorted(files):
-            path = here / name
-            if name.endswith(".py") and any(matches(p, path) for p in patterns):
-                found.append(path)
-    return found
 
 
 def _skip_reason(report: pytest.CollectReport) -> str:
@@ -385,79 +330,6 @@ class Collection(HookHolder):
         if not report.passed:
             self.unpassed.add(report.nodeid)
 
-    # ---------------------------------------------------------------- the verdict
-
-    def problems(self, session: pytest.Session, exitstatus: int) -> list[str]:
-        """Why this run did not see every test (empty when it did), the test files aside."""
-        found = self._selection()
-        if self.deselected and not found:
-            found.append(f"{self.deselected} test(s) were deselected")
-        if session.shouldstop or session.shouldfail:
-            found.append("the run stopped early")
-        elif exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
-            found.append("the run was interrupted")
-        if self.crashed:
-            found.append(f"pytest-xdist worker(s) {', '.join(self.crashed)} crashed")
-        if self._distributed() and not self.workers:
-            found.append("no pytest-xdist worker said what it collected")
-        unreported = sorted(self.tests - self.reported)
-        if unreported:
-            found.append(f"{len(unreported)} collected test(s) did not run ({unreported[0]}, ...)")
-        blocked = blocked_collectors(self.config)
-        if blocked:
-            found.append(f"plugins that collect tests were not loaded ({', '.join(blocked)})")
-        return found
-
-    def _distributed(self) -> bool:
-        return self.config.pluginmanager.has_plugin("dsession")
-
-    def _selection(self) -> list[str]:
-        option = self.config.option
-        flags = {
-            "--lf": getattr(option, "lf", False),
-            "--ff": getattr(option, "failedfirst", False),
-            "-k": getattr(option, "keyword", ""),
-            "-m": getattr(option, "markexpr", ""),
-            "--deselect": getattr(option, "deselect", None),
-            "--sw": getattr(option, "stepwise", False) or getattr(option, "stepwise_skip", False),
-            "--collect-only": getattr(option, "collectonly", False),
-            "a test id": any("::" in arg for arg in self.config.args),
-        }
-        used = [flag for flag, value in flags.items() if value]
-        return [f"the run selected tests ({', '.join(used)})"] if used else []
-
-    def unchecked(self, tests: Iterable[Path]) -> dict[str, str]:
-        """The files among ``tests`` (and those that failed to collect or skipped themselves)
-        that this run did not collect, each with why."""
-        missing = dict(self.missed)
-        for path in tests:
-            rel = self.rel(path)
-            if rel not in self.collected and rel not in missing:
-                missing[rel] = self._why_missed(path)
-        return dict(sorted(missing.items()))
-
-    def _why_missed(self, path: Path) -> str:
-        config = self.config
-        invocation = Path(config.invocation_params.dir)
-        for ignored in config.getoption("ignore", None) or []:
-            target = (invocation / ignored).resolve()
-            if path.resolve() == target or path.resolve().is_relative_to(target):
-                return "not collected: --ignore"
-        for glob in config.getoption("ignore_glob", None) or []:
-            if fnmatch.fnmatch(str(path), str(invocation / glob)):
-                return "not collected: --ignore-glob"
-        roots = [(invocation / arg.split("::", 1)[0]).resolve() for arg in config.args]
-        if not any(path.resolve().is_relative_to(root) for root in roots):
-            return f"not collected: outside {_WHERE[config.args_source]}"
-        return "not collected (collect_ignore, a conftest or a plugin left it out)"
-
-    def shown(self, unchecked: Mapping[str, str]) -> list[str]:
-        """Lines listing ``unchecked`` (the first few)."""
-        lines = [f"    {rel}: {why}" for rel, why in list(unchecked.items())[:_SHOWN]]
-        if len(unchecked) > _SHOWN:
-            lines.append(f"    (and {len(unchecked) - _SHOWN} more)")
-        return lines
-
 
 class _Reports(HookHolder):
     """Registered by :meth:`Collection._watch`: notes each test that reported."""
@@ -467,60 +339,3 @@ class _Reports(HookHolder):
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collection.reported_test(report)
-
-
-def blocked_collectors(config: pytest.Config) -> list[str]:
-    """The plugins kept from loading (``-p no:NAME``; with plugin autoloading off, the installed
-    ones not loaded) that collect or parametrize tests, found by reading their source."""
-    manager = config.pluginmanager
-    names = [p[3:] for p in (config.option.plugins or []) if p.startswith("no:")]
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or getattr(
-        config.option, "disable_plugin_autoload", False
-    ):
-        loaded = {getattr(p, "__name__", None) for _, p in manager.list_name_plugin()}
-        names += [
-            name
-            for name, module in _entry_points().items()
-            if manager.get_plugin(name) is None and module not in loaded and name not in names
-        ]
-    return [name for name in names if _collects(name)]
-
-
-@functools.cache
-def _entry_points() -> dict[str, str]:
-    """The installed pytest plugins: entry point name to module."""
-    from importlib.metadata import entry_points
-
-    return {point.name: point.module for point in entry_points(group="pytest11")}
-
-
-def _collects(name: str) -> bool:
-    """Whether the plugin ``name`` (an entry point, a module, or one of pytest's own) defines
-    a hook that collects or parametrizes tests; one that cannot be found collects nothing."""
-    from importlib.util import find_spec
-
-    for candidate in (_entry_points().get(name), name, f"_pytest.{name}"):
-        if not candidate:
-            continue
-        try:
-            spec = find_spec(candidate)
-        except (ImportError, ValueError):
-            continue
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            continue
-        try:
-            text = Path(spec.origin).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return True  # cannot tell: it may
-        return _collecting_hooks().search(text) is not None
-    return False
-
-
-@functools.cache
-def _collecting_hooks() -> re.Pattern[str]:
-    """A function of a collecting hook's name, or one bound to it by ``hookimpl(specname=...)``
-    (compiled when a plugin is first read, not at start-up)."""
-    return re.compile(
-        rf"^\s*(?:async\s+)?def\s+(?:{_HOOKS})\b|\bspecname\s*=\s*[\"'](?:{_HOOKS})[\"']",
-        re.MULTILINE,
-    )

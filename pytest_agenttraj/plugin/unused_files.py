@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
-from .collection import Collection, Namer, test_files
+from .collection import Collection, Namer
+from .completeness import problems, shown, test_files, unchecked
 from .reference_store import relative
 
 if TYPE_CHECKING:  # read only once a run has files to judge
@@ -169,11 +170,11 @@ class UnusedFiles:
         collection = self.collection
         if not explain and not self._has_folders():
             return Verdict()  # nothing to list
-        verdict = Verdict(problems=collection.problems(session, exitstatus))
+        verdict = Verdict(problems=problems(collection, session, exitstatus))
         if verdict.problems and not explain:
             return verdict
         tests = self._test_files()
-        verdict.unchecked = collection.unchecked(tests)
+        verdict.unchecked = unchecked(collection, tests)
         if not verdict.checked:
             return verdict
         named = collection.named.get(self.kind.folder, {})
@@ -325,4 +326,4 @@ class UnusedFiles:
             + "; ".join(reasons),
             True,
         )
-        yield from ((line, False) for line in self.collection.shown(verdict.unchecked))
+        yield from ((line, False) for line in shown(verdict.unchecked))

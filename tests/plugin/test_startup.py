@@ -105,6 +105,7 @@ ON_DEMAND = (
     # what lists unused reference files and cassettes (a kind's folder beside a collected test
     # file, or a run that prunes, records or updates)
     "pytest_agenttraj.plugin.unused_files",
+    "pytest_agenttraj.plugin.completeness",
     "pytest_agenttraj.plugin.unused_references",
     "pytest_agenttraj.plugin.unused_cassettes",
     # what a run writes or evaluates: its records, a report file, a judge's stored answers, the
@@ -149,7 +150,7 @@ def test_a_plain_run_loads_only_what_it_uses(pytester: pytest.Pytester) -> None:
         "'pytest_agenttraj.core.values', 'pytest_agenttraj.errors', "
         "'pytest_agenttraj.evaluators.judges.cache', "
         "'pytest_agenttraj.evaluators.result', 'pytest_agenttraj.evaluators.scope', "
-        "'pytest_agenttraj.gating.pass_rate', "
+        "'pytest_agenttraj.gating.pass_rate', 'pytest_agenttraj.plugin.completeness', "
         "'pytest_agenttraj.plugin.results', 'pytest_agenttraj.plugin.running', "
         "'pytest_agenttraj.plugin.unused_cassettes', "
         "'pytest_agenttraj.plugin.unused_files', 'pytest_agenttraj.plugin.unused_references', "
