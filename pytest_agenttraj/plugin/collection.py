@@ -34,13 +34,8 @@ COLLECTION_KEY: pytest.StashKey[Collection] = pytest.StashKey()
 class Namer(Protocol):
     """The files a test names without running (paths relative to the rootdir), each with why;
     given the test and the names of its markers (``marker_names``). A test names none unless
-    its kind's folder is ``beside`` it or it carries the ``marker``."""
-
-    marker: str
-
-    def beside(self, item: pytest.Item) -> bool:
-        """Whether the kind's folder is beside the test's file."""
-        ...
+    its kind's folder is beside it or it carries the kind's marker (``Collection.folders``):
+    only then is it asked."""
 
     def __call__(self, item: pytest.Item, marks: frozenset[str]) -> Iterable[tuple[str, str]]:
         """The files ``item`` names."""

@@ -93,11 +93,10 @@ class _FileNamer:
     """``namer``'s answer: looks the kind's folder up once per test file (its items share the
     path)."""
 
-    __slots__ = ("_folders", "kind", "marker", "root")
+    __slots__ = ("_folders", "kind", "root")
 
     def __init__(self, kind: FileKind, root: Path) -> None:
         self.kind = kind
-        self.marker = kind.marker
         self.root = root.resolve()
         self._folders: dict[Path, tuple[Path, bool]] = {}
 
@@ -109,9 +108,6 @@ class _FileNamer:
             exists = folder.is_dir()
             known = self._folders[item.path] = (folder.resolve() if exists else folder, exists)
         return known
-
-    def beside(self, item: pytest.Item) -> bool:
-        return self._folder_of(item)[1]
 
     def __call__(self, item: pytest.Item, marks: frozenset[str]) -> list[tuple[str, str]]:
         kind = self.kind

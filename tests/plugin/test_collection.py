@@ -73,3 +73,13 @@ def test_marker_walks_agree_with_pytest(pytester: pytest.Pytester) -> None:
         "slow",
         "skip",
     }
+
+
+def test_the_folders_every_run_looks_for_are_the_kinds_of_files() -> None:
+    """The collection looks for the kinds' folders and markers before loading the kinds: the two
+    must agree."""
+    from pytest_agenttraj.plugin import FOLDERS
+    from pytest_agenttraj.plugin.unused_cassettes import CASSETTES
+    from pytest_agenttraj.plugin.unused_references import REFERENCES
+
+    assert FOLDERS == {kind.folder: kind.marker for kind in (REFERENCES, CASSETTES)}
