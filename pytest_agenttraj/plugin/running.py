@@ -51,10 +51,10 @@ _INTERNAL = frozenset({PROPERTY, TEST_PROPERTY, REPEAT_PROPERTY})
 _EVALUATIONS: pytest.StashKey[list[tuple[str, dict[str, Any], Evaluation]]] = pytest.StashKey()
 _COUNTERS: pytest.StashKey[dict[str, int]] = pytest.StashKey()
 _ATTEMPT: pytest.StashKey[int | None] = pytest.StashKey()
+"""Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _CONFLICT: pytest.StashKey[int] = pytest.StashKey()
 _BASE_SCOPE: pytest.StashKey[TestScope] = pytest.StashKey()
 _HOOKS = pytest.StashKey[Any]()  # the item's hook proxy (``item.ihook``), looked up once
-"""Present while a repeated test runs: the attempt number (``None`` for its closing teardown)."""
 _DIFF_LINES = 120
 _CASSETTE = "agent_cassette"
 _MARKER_ORIGIN = "marker"
@@ -75,7 +75,7 @@ def _forget(item: pytest.Item) -> None:
 
 
 class _Carried(dict[str, Any]):
-    """A record on a report of this process (see ``TrajectorySession.attach``): the record
+    """A record on a report of this process (see ``TestHooks.attach``): the record
     itself, so that anything reading the report before the session takes it off finds a JSON
     value (``json.dumps`` writes it as a worker's text reads), shown as that text."""
 

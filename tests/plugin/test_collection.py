@@ -82,4 +82,4 @@ def test_the_folders_every_run_looks_for_are_the_kinds_of_files() -> None:
     from pytest_agenttraj.plugin.unused_cassettes import CASSETTES
     from pytest_agenttraj.plugin.unused_references import REFERENCES
 
-    assert FOLDERS == {kind.folder: kind.marker for kind in (REFERENCES, CASSETTES)}
+    assert {kind.folder: kind.marker for kind in (REFERENCES, CASSETTES)} == FOLDERS
