@@ -116,6 +116,11 @@ def carries(item: pytest.Item, name: str) -> bool:
     return False
 
 
+def _any_folder(parents: Iterable[Path], folders: Iterable[str]) -> bool:
+    """Whether one of ``folders`` is a folder in one of ``parents``."""
+    return any((parent / folder).is_dir() for parent in parents for folder in folders)
+
+
 def _skip_reason(report: pytest.CollectReport) -> str:
     longrepr = report.longrepr
     text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
@@ -258,7 +263,7 @@ class Collection(HookHolder):
         """Whether a kind's folder is beside the test file ``path`` (``known`` remembers)."""
         found = known.get(path)
         if found is None:
-            found = known[path] = any((path.parent / folder).is_dir() for folder in self.folders)
+            found = known[path] = _any_folder((path.parent,), self.folders)
         return found
 
     def _parents(self) -> set[Path]:
@@ -269,7 +274,7 @@ class Collection(HookHolder):
 
     def has_folder(self, folder: str) -> bool:
         """Whether a folder named ``folder`` is beside a collected test file."""
-        return any((parent / folder).is_dir() for parent in self._parents())
+        return _any_folder(self._parents(), (folder,))
 
     def _watch(self, parents: Iterable[Path]) -> None:
         """Note which tests report (a per-test hook) only where a verdict may need it: when
@@ -277,7 +282,7 @@ class Collection(HookHolder):
         has nothing to list, and its tests run none of this code."""
         if self._tracker is not None or self.is_worker:
             return
-        if self.track or any((p / kind).is_dir() for p in set(parents) for kind in self.folders):
+        if self.track or _any_folder(set(parents), self.folders):
             self._tracker = _Reports(self)
             self.config.pluginmanager.register(self._tracker, "agenttraj-reported")
             if self._watched is not None:

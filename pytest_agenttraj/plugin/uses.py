@@ -96,17 +96,16 @@ class UseDetector:
         if module is None or not module.clean or func not in module.own:
             return None
         definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", None)
-        references = self._files.get(item.path, frozenset())
+        references = bool(self._files.get(item.path))  # listed by ``_has_reference`` just now
         return _Plain(item.parent, type(item), module.own, definitions, references)
 
-    @staticmethod
-    def _like(item: pytest.Item, plain: _Plain) -> bool:
+    def _like(self, item: pytest.Item, plain: _Plain) -> bool:
         """Whether ``item``, of the module ``plain`` was made for, is decided as that test was."""
         return (
             type(item) is plain.kind
             and item.obj in plain.own  # type: ignore[attr-defined]
             and item._fixtureinfo.name2fixturedefs == plain.definitions  # type: ignore[attr-defined]
-            and (not plain.references or default_name(item) not in plain.references)
+            and not (plain.references and self._has_reference(item))
         )
 
     def _names_nothing(self, func: Any) -> bool:
@@ -129,7 +128,7 @@ class UseDetector:
         if func.__closure__ is not None or getattr(func, "__wrapped__", None) is not None:
             return False
         if module.ours or (
-            func.__module__ is not scope.get("__name__") and is_package_name(func.__module__)
+            func.__module__ != scope.get("__name__") and is_package_name(func.__module__)
         ):
             return False
         return module.clean or self._uses_none(func.__code__, scope, module.leads)
@@ -366,7 +365,8 @@ class _Module:
 
 
 class _Plain:
-    """The last test decided through its module's quick look (``UseDetector._plain_sibling``)."""
+    """The last test decided through its module's quick look (``UseDetector._plain_sibling``);
+    ``references``: whether its file's ``trajectories/`` folder holds any file."""
 
     __slots__ = ("definitions", "kind", "own", "parent", "references")
 
@@ -376,7 +376,7 @@ class _Plain:
         kind: type,
         own: frozenset[types.FunctionType],
         definitions: object,
-        references: frozenset[str],
+        references: bool,
     ) -> None:
         self.parent = parent
         self.kind = kind

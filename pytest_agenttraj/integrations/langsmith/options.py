@@ -16,6 +16,7 @@ __all__ = [
     "LANGSMITH_PLUGINS",
     "OUTPUT_DEST",
     "OUTPUT_FLAG",
+    "WORKER_KEY",
     "add_options",
     "add_output_option",
     "env",

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # what a tracked test needs loads with the first one
     from .stats import LangSmithStats
     from .timeouts import Timeouts
 
-__all__ = ["WORKER_KEY", "CaseHooks", "LangSmithSink"]
+__all__ = ["CaseHooks", "LangSmithSink"]
 
 
 _MAX_COMMENT = 8_000
